@@ -1,0 +1,1 @@
+"""Project configuration for Daily Patience: settings, URL routing and the ASGI entry point."""

@@ -1,0 +1,167 @@
+"""Turn environment variables into Django settings.
+
+Every function here takes the environment as a plain mapping and returns plain data, so the
+embedded default (no ``DATABASE_URL``, no ``REDIS_URL``) and the service configuration can be
+tested without touching ``os.environ``.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import environ
+from django.core.exceptions import ImproperlyConfigured
+
+TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+FALSE_WORDS = frozenset({"0", "false", "no", "off", ""})
+GENERATED_SECRETS = ("SECRET_KEY", "DEAL_SECRET")
+DEFAULT_ALLOWED_HOSTS = ("127.0.0.1", "localhost", "testserver")
+
+
+def env_bool(env: Mapping[str, str], name: str, default: bool) -> bool:
+    """Read a boolean variable, accepting 1/0, true/false, yes/no and on/off."""
+    raw = env.get(name)
+    if raw is None:
+        return default
+    word = raw.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise ImproperlyConfigured(f"{name} must be true or false, not {raw!r}.")
+
+
+def env_list(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> list[str]:
+    """Read a comma-separated list, dropping blanks."""
+    raw = env.get(name)
+    if raw is None:
+        return list(default)
+    return [item.strip() for item in raw.split(",") if item.strip()]
+
+
+def uses_embedded_default(env: Mapping[str, str]) -> bool:
+    """Tell whether neither ``DATABASE_URL`` nor ``REDIS_URL`` is set."""
+    return not env.get("DATABASE_URL") and not env.get("REDIS_URL")
+
+
+def debug_config(env: Mapping[str, str]) -> bool:
+    """Return ``DEBUG``: true by default only in the embedded default."""
+    return env_bool(env, "DEBUG", default=uses_embedded_default(env))
+
+
+def database_config(env: Mapping[str, str], base_dir: Path) -> dict[str, Any]:
+    """Return the ``default`` database: ``DATABASE_URL`` when set, else SQLite at the root."""
+    url = env.get("DATABASE_URL")
+    if not url:
+        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(base_dir / "db.sqlite3")}
+    config = environ.Env.db_url_config(url)
+    if config.get("ENGINE") == "django.db.backends.postgresql":
+        config["CONN_MAX_AGE"] = int(env.get("CONN_MAX_AGE", "60"))
+        config["CONN_HEALTH_CHECKS"] = True
+    return config
+
+
+def channel_layers_config(env: Mapping[str, str]) -> dict[str, Any]:
+    """Return ``CHANNEL_LAYERS``: Redis when ``REDIS_URL`` is set, else in memory."""
+    url = env.get("REDIS_URL")
+    if not url:
+        return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    return {
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {"hosts": [url], "prefix": "daily_patience"},
+        }
+    }
+
+
+def cache_config(env: Mapping[str, str]) -> dict[str, Any]:
+    """Return ``CACHES``: Redis when ``REDIS_URL`` is set, else local memory."""
+    url = env.get("REDIS_URL")
+    if not url:
+        return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    return {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "KEY_PREFIX": "daily_patience",
+        }
+    }
+
+
+def csrf_trusted_origins(env: Mapping[str, str], allowed_hosts: list[str]) -> list[str]:
+    """Return ``CSRF_TRUSTED_ORIGINS``: as given, else derived from the allowed hosts."""
+    if env.get("CSRF_TRUSTED_ORIGINS") is not None:
+        return env_list(env, "CSRF_TRUSTED_ORIGINS", ())
+    origins: list[str] = []
+    for host in allowed_hosts:
+        if host == "*":
+            continue
+        name = f"*{host}" if host.startswith(".") else host
+        origins += [f"https://{name}", f"http://{name}", f"http://{name}:8000"]
+    return origins
+
+
+def read_secrets_file(path: Path) -> dict[str, str]:
+    """Read ``NAME=value`` lines from a secrets file, ignoring blanks and comments."""
+    values: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        line = line.strip()
+        if line and not line.startswith("#") and "=" in line:
+            name, value = line.split("=", 1)
+            values[name.strip()] = value.strip()
+    return values
+
+
+def write_secrets_file(path: Path) -> dict[str, str]:
+    """Create the secrets file with fresh values, or read it if another process won the race."""
+    values = {name: secrets.token_urlsafe(50) for name in GENERATED_SECRETS}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    draft = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    body = "# Generated on first run; keep out of version control.\n"
+    body += "".join(f"{name}={value}\n" for name, value in values.items())
+    fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(body)
+    try:
+        os.link(draft, path)
+    except FileExistsError:
+        return read_secrets_file(path)
+    finally:
+        draft.unlink()
+    return values
+
+
+def secrets_config(env: Mapping[str, str], path: Path, debug: bool) -> dict[str, str]:
+    """Return ``SECRET_KEY`` and ``DEAL_SECRET``.
+
+    The environment wins; missing values come from ``path``, which is created with fresh random
+    values on first run. Without the environment's values and without a usable file, development
+    falls back to throwaway values, while production refuses to start.
+    """
+    values = {name: env[name] for name in GENERATED_SECRETS if env.get(name)}
+    if len(values) == len(GENERATED_SECRETS):
+        return values
+    try:
+        stored = read_secrets_file(path) if path.exists() else write_secrets_file(path)
+    except OSError as error:
+        if not debug:
+            missing = ", ".join(name for name in GENERATED_SECRETS if name not in values)
+            raise ImproperlyConfigured(
+                f"Set {missing} in the environment: DEBUG is off and {path} "
+                f"could not be read or written ({error})."
+            ) from error
+        stored = {}
+    for name in GENERATED_SECRETS:
+        if name in values:
+            continue
+        if stored.get(name):
+            values[name] = stored[name]
+        elif debug:
+            values[name] = secrets.token_urlsafe(50)
+        else:
+            raise ImproperlyConfigured(f"Set {name} in the environment: {path} lacks it.")
+    return values

@@ -1,0 +1,130 @@
+"""Django settings for Daily Patience.
+
+Everything that differs between machines comes from the environment (see README.md). With neither
+``DATABASE_URL`` nor ``REDIS_URL`` set, the service runs on its embedded default: SQLite, an
+in-memory channel layer and a local-memory cache.
+"""
+
+import os
+from pathlib import Path
+
+from django.core.exceptions import ImproperlyConfigured
+
+from config import env as config_env
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+ENV = os.environ
+
+if config_env.env_bool(ENV, "DAILY_PATIENCE_REQUIRE_SERVICES", default=False) and not (
+    ENV.get("DATABASE_URL") and ENV.get("REDIS_URL")
+):
+    raise ImproperlyConfigured(
+        "DAILY_PATIENCE_REQUIRE_SERVICES is set: set DATABASE_URL and REDIS_URL too."
+    )
+
+DEBUG = config_env.debug_config(ENV)
+_secrets = config_env.secrets_config(ENV, BASE_DIR / "var" / "secrets.env", debug=DEBUG)
+SECRET_KEY = _secrets["SECRET_KEY"]
+DEAL_SECRET = _secrets["DEAL_SECRET"]
+
+ALLOWED_HOSTS = config_env.env_list(ENV, "ALLOWED_HOSTS", config_env.DEFAULT_ALLOWED_HOSTS)
+CSRF_TRUSTED_ORIGINS = config_env.csrf_trusted_origins(ENV, ALLOWED_HOSTS)
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "rest_framework.authtoken",
+    "drf_spectacular",
+    "channels",
+    "games",
+    "leaderboards",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "config.urls"
+ASGI_APPLICATION = "config.asgi.application"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "frontend"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+DATABASES = {"default": config_env.database_config(ENV, BASE_DIR)}
+CHANNEL_LAYERS = config_env.channel_layers_config(ENV)
+CACHES = config_env.cache_config(ENV)
+REDIS_URL = ENV.get("REDIS_URL") or None
+
+AUTH_USER_MODEL = "games.Player"
+AUTH_PASSWORD_VALIDATORS = [
+    {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
+    {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
+    {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
+    {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "/static/"
+STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "frontend" / "static"]
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+}
+# Serve straight from the source folders too, so a run without collectstatic still has its files.
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = DEBUG
+
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "Daily Patience API",
+    "DESCRIPTION": "Daily patience (solitaire) challenges: variants, daily deals, games and "
+    "leaderboards.",
+    "VERSION": "0.1.0",
+    "SERVE_INCLUDE_SCHEMA": False,
+}
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "root": {"handlers": ["console"], "level": ENV.get("LOG_LEVEL", "INFO")},
+}
