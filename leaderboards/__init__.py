@@ -1,0 +1,1 @@
+"""Daily Patience leaderboards: verified results ranked per daily deal."""

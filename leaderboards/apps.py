@@ -1,0 +1,11 @@
+"""Configuration of the leaderboards app."""
+
+from django.apps import AppConfig
+
+
+class LeaderboardsConfig(AppConfig):
+    """Rankings of verified games on each daily deal."""
+
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "leaderboards"
+    verbose_name = "Leaderboards"

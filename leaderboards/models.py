@@ -1,0 +1,1 @@
+"""Database models of the leaderboards app (none yet)."""
