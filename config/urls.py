@@ -1,0 +1,24 @@
+"""Top-level URL routes.
+
+The REST API mounts under ``/api/`` from ``games.urls`` as soon as that module exists.
+"""
+
+from importlib.util import find_spec
+
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from config.health import healthz
+from config.views import front_page
+
+urlpatterns = [
+    path("", front_page, name="front-page"),
+    path("healthz", healthz, name="healthz"),
+    path("admin/", admin.site.urls),
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+]
+
+if find_spec("games.urls") is not None:
+    urlpatterns.append(path("api/", include("games.urls")))
