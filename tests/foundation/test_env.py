@@ -1,0 +1,91 @@
+"""Settings come from the environment: the embedded default and the service configuration."""
+
+from pathlib import Path
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from config import env as config_env
+
+BASE = Path("/srv/daily-patience")
+SERVICES = {
+    "DATABASE_URL": "postgres://patience:pw@db.example:5433/daily",
+    "REDIS_URL": "redis://cache.example:6380/2",
+}
+
+
+def test_embedded_default_uses_sqlite_memory_layer_and_locmem_cache() -> None:
+    assert config_env.database_config({}, BASE) == {
+        "ENGINE": "django.db.backends.sqlite3",
+        "NAME": str(BASE / "db.sqlite3"),
+    }
+    assert config_env.channel_layers_config({}) == {
+        "default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}
+    }
+    assert config_env.cache_config({})["default"]["BACKEND"] == (
+        "django.core.cache.backends.locmem.LocMemCache"
+    )
+
+
+def test_database_url_selects_postgresql_with_modest_persistent_connections() -> None:
+    config = config_env.database_config(SERVICES, BASE)
+
+    assert config["ENGINE"] == "django.db.backends.postgresql"
+    assert (config["HOST"], config["PORT"], config["NAME"]) == ("db.example", 5433, "daily")
+    assert (config["USER"], config["PASSWORD"]) == ("patience", "pw")
+    assert config["CONN_MAX_AGE"] == 60
+    assert config["CONN_HEALTH_CHECKS"] is True
+
+
+def test_redis_url_selects_redis_channel_layer_and_cache() -> None:
+    layers = config_env.channel_layers_config(SERVICES)
+    caches = config_env.cache_config(SERVICES)
+
+    assert layers["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
+    assert layers["default"]["CONFIG"]["hosts"] == ["redis://cache.example:6380/2"]
+    assert caches["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert caches["default"]["LOCATION"] == "redis://cache.example:6380/2"
+
+
+@pytest.mark.parametrize(
+    ("env", "expected"),
+    [
+        ({}, True),
+        (SERVICES, False),
+        ({"REDIS_URL": SERVICES["REDIS_URL"]}, False),
+        ({**SERVICES, "DEBUG": "true"}, True),
+        ({"DEBUG": "0"}, False),
+    ],
+)
+def test_debug_defaults_to_true_only_in_the_embedded_default(env: dict, expected: bool) -> None:
+    assert config_env.debug_config(env) is expected
+
+
+def test_debug_rejects_a_word_it_does_not_know() -> None:
+    with pytest.raises(ImproperlyConfigured, match="DEBUG must be true or false"):
+        config_env.debug_config({"DEBUG": "maybe"})
+
+
+def test_allowed_hosts_default_and_override() -> None:
+    default = config_env.env_list({}, "ALLOWED_HOSTS", config_env.DEFAULT_ALLOWED_HOSTS)
+    given = config_env.env_list({"ALLOWED_HOSTS": "a.example, b.example,"}, "ALLOWED_HOSTS", ())
+
+    assert default == ["127.0.0.1", "localhost", "testserver"]
+    assert given == ["a.example", "b.example"]
+
+
+def test_csrf_trusted_origins_follow_allowed_hosts_unless_given() -> None:
+    derived = config_env.csrf_trusted_origins({}, ["play.example", ".example.org", "*"])
+    given = config_env.csrf_trusted_origins(
+        {"CSRF_TRUSTED_ORIGINS": "https://a.example"}, ["play.example"]
+    )
+
+    assert derived == [
+        "https://play.example",
+        "http://play.example",
+        "http://play.example:8000",
+        "https://*.example.org",
+        "http://*.example.org",
+        "http://*.example.org:8000",
+    ]
+    assert given == ["https://a.example"]
