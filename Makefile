@@ -1,0 +1,37 @@
+# Daily Patience: `make run` serves the app, `make test` runs lint, format check and tests.
+
+PYTHON_BOOT := $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+
+.PHONY: run test lint clean
+
+run: $(VENV)/.installed-run
+	$(BIN)/python manage.py migrate --noinput
+	@if $(BIN)/python manage.py help loadvariants >/dev/null 2>&1; then \
+		$(BIN)/python manage.py loadvariants; \
+	else \
+		echo "loadvariants is not available yet: skipping the launch variants."; \
+	fi
+	$(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port 8000
+
+test: $(VENV)/.installed-dev lint
+	$(BIN)/pytest
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+$(BIN)/python:
+	$(PYTHON_BOOT) -m venv $(VENV)
+
+$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -e '.[dev]'
+	touch $@ $(VENV)/.installed-run
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .mypy_cache
