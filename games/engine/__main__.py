@@ -1,0 +1,7 @@
+"""Run the engine's command line: ``python -m games.engine``."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

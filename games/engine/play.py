@@ -1,0 +1,359 @@
+"""Legal moves and their application: the rules of play.
+
+Every check goes through ``refusal``, which returns None for a legal move or the reason it is
+illegal; legal-move generation and ``apply_move`` share it, so they cannot disagree.
+"""
+
+from __future__ import annotations
+
+from .cards import RANK_OF, RED, SUIT_OF, card_label, rank_label
+from .moves import AnyMove, Deal, IllegalCode, IllegalMove, Move, Redeal, Undo
+from .rules import (
+    ANY_RANK,
+    BASE_FROM_DEAL,
+    FOUNDATION_LIMIT,
+    NO_CARD,
+    Build,
+    Direction,
+    Kind,
+    PileRule,
+    Return,
+    SuitRule,
+    Variant,
+    describe_base,
+)
+from .state import Pile, State
+
+Refusal = tuple[IllegalCode, str]
+
+
+def builds(rule: Build, lower: int, upper: int) -> bool:
+    """Return whether card ``upper`` may lie on card ``lower`` under ``rule``."""
+    suit = rule.suit
+    if suit is SuitRule.SAME:
+        if SUIT_OF[lower] != SUIT_OF[upper]:
+            return False
+    elif suit is SuitRule.ALTERNATE and RED[lower] == RED[upper]:
+        return False
+    step = RANK_OF[upper] - RANK_OF[lower]
+    if rule.wrap:
+        step %= 13
+        up, down = step == 1, step == 12
+    else:
+        up, down = step == 1, step == -1
+    direction = rule.direction
+    if direction is Direction.UP:
+        return up
+    if direction is Direction.DOWN:
+        return down
+    return up or down
+
+
+def sequence_length(rule: Build, pile: Pile) -> int:
+    """Return how many face-up cards at the top of ``pile`` form a built sequence."""
+    cards = pile.cards
+    length = 1 if cards and pile.hidden < len(cards) else 0
+    i = len(cards) - 1
+    while i > pile.hidden and builds(rule, cards[i - 1], cards[i]):
+        length += 1
+        i -= 1
+    return length
+
+
+def foundation_refusal(
+    rule: PileRule, cards: tuple[int, ...] | list[int], card: int, base_rank: int | None
+) -> Refusal | None:
+    """Return why the foundation ``rule`` holding ``cards`` refuses ``card``, or None."""
+    if len(cards) >= FOUNDATION_LIMIT:
+        return IllegalCode.FOUNDATION_FULL, f"{rule.id} already holds 13 cards."
+    if not cards:
+        base = base_rank if rule.base_rank == BASE_FROM_DEAL else rule.base_rank
+        if RANK_OF[card] != base or (rule.base_suit is not None and SUIT_OF[card] != rule.base_suit):
+            return (
+                IllegalCode.WRONG_BASE,
+                f"{card_label(card)} cannot start {rule.id}: an empty foundation there "
+                f"takes {describe_base(rule, base_rank)}.",
+            )
+        return None
+    assert rule.build is not None
+    if not builds(rule.build, cards[-1], card):
+        return (
+            IllegalCode.DOES_NOT_BUILD,
+            f"{card_label(card)} cannot go on {card_label(cards[-1])}: "
+            f"{rule.id} builds {rule.build.describe()}.",
+        )
+    return None
+
+
+def _accepts(variant: Variant, state: State, rule: PileRule, pile: Pile, card: int) -> Refusal | None:
+    """Return why ``pile`` refuses ``card`` as its new top card, or None."""
+    if rule.kind is Kind.FOUNDATION:
+        return foundation_refusal(rule, pile.cards, card, state.base_rank)
+    if not pile.cards:
+        wanted = rule.empty_rank
+        if rule.refill_from is not None and state.piles[rule.refill_from].cards:
+            source = variant.ids[rule.refill_from]
+            return (
+                IllegalCode.EMPTY_REFUSES,
+                f"An empty tableau pile is filled from {source} while it has cards.",
+            )
+        if wanted == ANY_RANK:
+            return None
+        if wanted == NO_CARD:
+            return IllegalCode.EMPTY_REFUSES, "An empty tableau pile is never filled in this game."
+        if wanted == BASE_FROM_DEAL:
+            wanted = state.base_rank or 0
+        if RANK_OF[card] != wanted:
+            return (
+                IllegalCode.EMPTY_REFUSES,
+                f"{card_label(card)} cannot fill an empty tableau pile: "
+                f"only a {rank_label(wanted)} may.",
+            )
+        return None
+    assert rule.build is not None
+    if not builds(rule.build, pile.cards[-1], card):
+        return (
+            IllegalCode.DOES_NOT_BUILD,
+            f"{card_label(card)} cannot go on {card_label(pile.cards[-1])}: "
+            f"the tableau builds {rule.build.describe()}.",
+        )
+    return None
+
+
+def refusal(state: State, move: Move) -> Refusal | None:
+    """Return why ``move`` is illegal in ``state``, or None when it is legal."""
+    variant = state.variant
+    index = variant.index
+    src = index.get(move.source)
+    dst = index.get(move.target)
+    if src is None or dst is None:
+        bad = move.source if src is None else move.target
+        return IllegalCode.NO_SUCH_PILE, f"This game has no pile named {bad!r}."
+    if src == dst:
+        return IllegalCode.SAME_PILE, "A card cannot be moved onto its own pile."
+    rules = variant.piles
+    src_rule, dst_rule = rules[src], rules[dst]
+    pile = state.piles[src]
+    count = move.count
+    kind = src_rule.kind
+    if kind is Kind.STOCK:
+        return IllegalCode.SOURCE_LOCKED, "Cards leave the stock only by a deal."
+    if not pile.cards:
+        return IllegalCode.EMPTY_SOURCE, f"{move.source} is empty."
+    if count > len(pile.cards):
+        return IllegalCode.TOO_MANY_CARDS, f"{move.source} holds only {len(pile.cards)} card(s)."
+    if count > pile.face_up:
+        return (
+            IllegalCode.FACE_DOWN,
+            f"Only face-up cards move: {move.source} shows {pile.face_up} face-up card(s).",
+        )
+    if kind is Kind.FOUNDATION:
+        if variant.foundation_return is Return.NONE:
+            return IllegalCode.SOURCE_LOCKED, "Cards on the foundations stay there in this game."
+        if src_rule.placed and len(pile.cards) == 1:
+            return IllegalCode.BASE_CARD, f"The base card of {move.source} never moves."
+        if variant.foundation_return is Return.TABLEAU and dst_rule.kind is not Kind.TABLEAU:
+            return (
+                IllegalCode.SOURCE_LOCKED,
+                "A card on a foundation may only be played back to the tableau.",
+            )
+    if count > 1:
+        if not src_rule.sequences:
+            return IllegalCode.SINGLE_CARDS, f"Only one card at a time moves from {move.source}."
+        if dst_rule.kind is not Kind.TABLEAU:
+            return IllegalCode.SINGLE_CARDS, f"Only one card at a time goes to {move.target}."
+        assert src_rule.build is not None
+        if sequence_length(src_rule.build, pile) < count:
+            return (
+                IllegalCode.NOT_A_SEQUENCE,
+                f"The top {count} cards of {move.source} are not a sequence: "
+                f"the tableau builds {src_rule.build.describe()}.",
+            )
+    if dst_rule.kind not in (Kind.TABLEAU, Kind.FOUNDATION):
+        return IllegalCode.TARGET_REFUSES, f"Nothing may be played onto the {dst_rule.kind.value}."
+    return _accepts(variant, state, dst_rule, state.piles[dst], pile.cards[-count])
+
+
+def _settle(piles: list[Pile], index: int) -> bool:
+    """Turn up the top card of ``piles[index]`` if it is face down; return whether it turned."""
+    pile = piles[index]
+    if pile.cards and pile.hidden >= len(pile.cards):
+        piles[index] = Pile(pile.cards, len(pile.cards) - 1)
+        return True
+    return False
+
+
+def _apply_transfer(state: State, move: Move) -> State:
+    variant = state.variant
+    src = variant.index[move.source]
+    dst = variant.index[move.target]
+    piles = list(state.piles)
+    source, target = piles[src], piles[dst]
+    count = move.count
+    moved = source.cards[-count:]
+    piles[src] = Pile(source.cards[:-count], min(source.hidden, len(source.cards) - count))
+    piles[dst] = Pile(target.cards + moved, target.hidden)
+    revealed = _settle(piles, src)
+    refill = variant.piles[src].refill_from
+    if refill is not None and not piles[src].cards and piles[refill].cards:
+        feeder = piles[refill]
+        piles[src] = Pile(feeder.cards[-1:], 0)
+        piles[refill] = Pile(feeder.cards[:-1], min(feeder.hidden, len(feeder.cards) - 1))
+        revealed = _settle(piles, refill) or revealed
+    return State(
+        variant,
+        tuple(piles),
+        state.redeals_left,
+        state.base_rank,
+        None if revealed else state,
+    )
+
+
+def deal_refusal(state: State) -> Refusal | None:
+    """Return why a ``deal`` is illegal in ``state``, or None."""
+    variant = state.variant
+    stock = variant.stock
+    if stock is None or variant.stock_index is None:
+        return IllegalCode.NO_STOCK, "This game has no stock."
+    if state.piles[variant.stock_index].cards:
+        return None
+    if stock.deal_to is not Kind.WASTE:
+        return IllegalCode.NOTHING_TO_DEAL, "The stock is empty, and it is never redealt."
+    assert variant.waste_index is not None
+    if not state.piles[variant.waste_index].cards:
+        return IllegalCode.NOTHING_TO_DEAL, "The stock and the waste are both empty."
+    if state.redeals_left == 0:
+        return IllegalCode.NO_REDEALS_LEFT, "The stock is empty and no redeal is left."
+    return None
+
+
+def _apply_deal(state: State) -> State:
+    variant = state.variant
+    stock_rule = variant.stock
+    assert stock_rule is not None and variant.stock_index is not None
+    piles = list(state.piles)
+    s = variant.stock_index
+    stock = piles[s].cards
+    redeals = state.redeals_left
+    if stock_rule.deal_to is Kind.WASTE:
+        w = variant.waste_index
+        assert w is not None
+        waste = piles[w].cards
+        if stock:
+            n = min(stock_rule.cards, len(stock))
+            turned = stock[-n:][::-1]
+            piles[s] = Pile(stock[:-n], len(stock) - n)
+            piles[w] = Pile(waste + turned, 0)
+        else:
+            piles[s] = Pile(waste[::-1], len(waste))
+            piles[w] = Pile((), 0)
+            if redeals is not None:
+                redeals -= 1
+    else:
+        targets = variant.tableau if stock_rule.deal_to is Kind.TABLEAU else variant.reserves
+        remaining = list(stock)
+        for i in targets:
+            if not remaining:
+                break
+            pile = piles[i]
+            piles[i] = Pile((*pile.cards, remaining.pop()), pile.hidden)
+        piles[s] = Pile(tuple(remaining), len(remaining))
+    return State(variant, tuple(piles), redeals, state.base_rank, None)
+
+
+def redeal_refusal(state: State) -> Refusal | None:
+    """Return why a ``redeal`` is illegal in ``state``, or None."""
+    if state.variant.redeal_hook is None:
+        return IllegalCode.NO_REDEAL, "This game has no redeal: use a deal to turn the stock."
+    if state.redeals_left == 0:
+        return IllegalCode.NO_REDEALS_LEFT, "No redeal is left."
+    return None
+
+
+def apply_move(state: State, move: AnyMove) -> State:
+    """Return the position after ``move``; raise ``IllegalMove`` if the rules refuse it."""
+    if state.won:
+        raise IllegalMove(IllegalCode.GAME_WON, "The game is won: every card is on a foundation.")
+    if isinstance(move, Undo):
+        if state.previous is None:
+            raise IllegalMove(
+                IllegalCode.NOTHING_TO_UNDO,
+                "Nothing to undo: a deal, a redeal or a revealed card cannot be taken back.",
+            )
+        return state.previous
+    if isinstance(move, Move):
+        reason = refusal(state, move)
+        if reason is not None:
+            raise IllegalMove(*reason)
+        return _apply_transfer(state, move)
+    if isinstance(move, Deal):
+        reason = deal_refusal(state)
+        if reason is not None:
+            raise IllegalMove(*reason)
+        return _apply_deal(state)
+    if isinstance(move, Redeal):
+        reason = redeal_refusal(state)
+        if reason is not None:
+            raise IllegalMove(*reason)
+        from .dealing import redeal
+
+        return redeal(state)
+    raise TypeError(f"not a move: {move!r}")
+
+
+def _sources(variant: Variant) -> tuple[int, ...]:
+    kinds = [Kind.TABLEAU, Kind.RESERVE, Kind.WASTE]
+    if variant.foundation_return is not Return.NONE:
+        kinds.append(Kind.FOUNDATION)
+    return tuple(p.index for p in variant.piles if p.kind in kinds)
+
+
+def legal_moves(state: State) -> list[AnyMove]:
+    """Return every legal move of ``state`` once, undo excepted (none when the game is won)."""
+    variant = state.variant
+    if state.won:
+        return []
+    ids = variant.ids
+    rules = variant.piles
+    piles = state.piles
+    targets = variant.foundations + variant.tableau
+    result: list[AnyMove] = []
+    for src in _sources(variant):
+        pile = piles[src]
+        if not pile.cards or pile.hidden >= len(pile.cards):
+            continue
+        rule = rules[src]
+        longest = 1
+        if rule.sequences and rule.build is not None:
+            longest = sequence_length(rule.build, pile)
+        for dst in targets:
+            if dst == src:
+                continue
+            counts = range(1, longest + 1) if rules[dst].kind is Kind.TABLEAU else (1,)
+            for count in counts:
+                move = Move(ids[src], ids[dst], count)
+                if refusal(state, move) is None:
+                    result.append(move)
+    if deal_refusal(state) is None:
+        result.append(Deal())
+    if redeal_refusal(state) is None:
+        result.append(Redeal())
+    return result
+
+
+def is_stuck(state: State) -> bool:
+    """Return whether the game is not won and no move but undo is legal."""
+    return not state.won and not legal_moves(state)
+
+
+__all__ = [
+    "apply_move",
+    "builds",
+    "deal_refusal",
+    "foundation_refusal",
+    "is_stuck",
+    "legal_moves",
+    "redeal_refusal",
+    "refusal",
+    "sequence_length",
+]

@@ -1,0 +1,571 @@
+"""Rules documents: the single source of a variant's behaviour.
+
+A rules document is plain JSON. ``compile_rules`` validates it, naming the bad field in every
+error, and returns a ``Variant``: the same rules laid out per pile for fast move checks.
+
+Document fields (see ``variants/*.json`` for complete examples):
+
+``decks``
+    Number of 52-card decks, 1–8.
+``foundations``
+    A list of groups, each ``{"count", "suits", "base", "placed", "build"}``: ``suits`` is one suit
+    letter per pile or ``null`` for any suit; ``base`` is the rank an empty pile takes (``"A"`` …
+    ``"K"``) or ``"deal"`` for the rank of the first card the deal puts on a foundation;
+    ``placed`` puts the base cards on the piles before the shuffle (they then never move).
+    A foundation holds at most 13 cards.
+``foundation_return``
+    ``"none"``, ``"tableau"`` or ``"anywhere"``: where a foundation's top card may be played.
+``tableau``
+    ``{"count", "build", "moves", "empty", "refill_from"}``: ``moves`` is ``"single"`` or
+    ``"sequence"``; ``empty`` is what an empty pile takes (``"any"``, ``"none"``, a rank letter
+    or ``"base"``); ``refill_from`` names a pile whose top card fills an emptied pile at once,
+    while it has cards.
+``reserves``
+    ``{"count"}`` or ``null``. Only a reserve's top card plays; nothing is played onto it.
+``stock``
+    ``null``, ``{"deal_to": "waste", "cards": n, "redeals": n | null}`` (``null``: unlimited), or
+    ``{"deal_to": "tableau" | "reserve"}`` (one card to each pile of that kind, no redeal).
+``redeal``
+    ``null`` or ``{"hook": name, "limit": n}``: a ``redeal`` move carried out by a named hook.
+``deal``
+    ``{"steps": [...]}`` or ``{"hook": name}``. A step is ``{"to": kind, "rounds": n,
+    "face_down_rounds": k}`` (n rounds over every pile of a kind), ``{"to": pile id, "cards": n,
+    "face_down": k}`` or ``{"to": "stock"}`` (every card left, the first dealt on top).
+
+``build`` is ``{"direction": "up" | "down" | "either", "suit": "same" | "alternate" | "any",
+"wrap": bool}``; ``wrap`` makes King and Ace adjacent.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cards import (
+    CARDS_PER_DECK,
+    KING,
+    RANKS,
+    SUIT_NAMES,
+    SUITS,
+    parse_rank,
+    parse_suit,
+    rank_label,
+)
+
+MAX_DECKS = 8
+FOUNDATION_LIMIT = 13
+
+
+class RulesError(ValueError):
+    """A rules document is invalid; ``field`` names the offending part, e.g. ``tableau.count``."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class Kind(enum.Enum):
+    FOUNDATION = "foundation"
+    TABLEAU = "tableau"
+    RESERVE = "reserve"
+    STOCK = "stock"
+    WASTE = "waste"
+
+
+class Direction(enum.Enum):
+    UP = "up"
+    DOWN = "down"
+    EITHER = "either"
+
+
+class SuitRule(enum.Enum):
+    SAME = "same"
+    ALTERNATE = "alternate"
+    ANY = "any"
+
+
+class Return(enum.Enum):
+    NONE = "none"
+    TABLEAU = "tableau"
+    ANYWHERE = "anywhere"
+
+
+BASE_FROM_DEAL = 0
+"""``Pile.base_rank`` value meaning: the base rank is read from the deal."""
+
+ANY_RANK = -1
+NO_CARD = -2
+"""``Pile.empty_rank`` values: an empty pile takes any card, or nothing."""
+
+
+@dataclass(frozen=True)
+class Build:
+    """How cards build on a pile: one rank up, down or either, by suit rule, maybe wrapping."""
+
+    direction: Direction
+    suit: SuitRule
+    wrap: bool
+
+    def describe(self) -> str:
+        """Say the rule in words, e.g. ``"down by one in alternating colours"``."""
+        direction = {"up": "up", "down": "down", "either": "up or down"}[self.direction.value]
+        suit = {
+            "same": "in the same suit",
+            "alternate": "in alternating colours",
+            "any": "regardless of suit",
+        }[self.suit.value]
+        wrap = ", King and Ace being adjacent" if self.wrap else ""
+        return f"{direction} by one {suit}{wrap}"
+
+
+@dataclass(frozen=True)
+class PileRule:
+    """Everything the rules say about one pile."""
+
+    id: str
+    kind: Kind
+    index: int
+    build: Build | None = None
+    base_rank: int | None = None
+    base_suit: int | None = None
+    placed: bool = False
+    empty_rank: int = NO_CARD
+    sequences: bool = False
+    refill_from: int | None = None
+
+
+@dataclass(frozen=True)
+class StockRule:
+    deal_to: Kind
+    cards: int
+    redeals: int | None
+
+
+@dataclass(frozen=True)
+class DealStep:
+    """Deal ``cards`` cards (or every card left, when None) to ``targets`` in rounds."""
+
+    targets: tuple[int, ...]
+    rounds: int | None
+    face_down_rounds: int
+    to_stock: bool = False
+
+
+@dataclass(frozen=True, eq=False)
+class Variant:
+    """A compiled rules document. Build one with ``compile_rules``."""
+
+    document: Mapping[str, Any] = field(repr=False)
+    decks: int
+    piles: tuple[PileRule, ...]
+    foundation_return: Return
+    stock: StockRule | None
+    redeal_hook: str | None
+    redeal_limit: int
+    deal_hook: str | None
+    deal_steps: tuple[DealStep, ...]
+    placed: tuple[tuple[int, int], ...]
+
+    def __post_init__(self) -> None:
+        piles = self.piles
+        by_kind = {kind: tuple(p.index for p in piles if p.kind is kind) for kind in Kind}
+        object.__setattr__(self, "ids", tuple(p.id for p in piles))
+        object.__setattr__(self, "index", {p.id: p.index for p in piles})
+        object.__setattr__(self, "foundations", by_kind[Kind.FOUNDATION])
+        object.__setattr__(self, "tableau", by_kind[Kind.TABLEAU])
+        object.__setattr__(self, "reserves", by_kind[Kind.RESERVE])
+        object.__setattr__(self, "stock_index", (by_kind[Kind.STOCK] or (None,))[0])
+        object.__setattr__(self, "waste_index", (by_kind[Kind.WASTE] or (None,))[0])
+        object.__setattr__(self, "total_cards", self.decks * CARDS_PER_DECK)
+
+    # Filled in by __post_init__; declared for type checkers.
+    ids: tuple[str, ...] = field(init=False, repr=False)
+    index: dict[str, int] = field(init=False, repr=False)
+    foundations: tuple[int, ...] = field(init=False, repr=False)
+    tableau: tuple[int, ...] = field(init=False, repr=False)
+    reserves: tuple[int, ...] = field(init=False, repr=False)
+    stock_index: int | None = field(init=False, repr=False)
+    waste_index: int | None = field(init=False, repr=False)
+    total_cards: int = field(init=False, repr=False)
+
+    @property
+    def initial_redeals(self) -> int | None:
+        """Return the redeals a new game starts with (None: unlimited)."""
+        if self.redeal_hook is not None:
+            return self.redeal_limit
+        if self.stock is not None and self.stock.deal_to is Kind.WASTE:
+            return self.stock.redeals
+        return 0
+
+    @property
+    def base_from_deal(self) -> bool:
+        """Return whether a foundation's base rank is read from the deal."""
+        return any(self.piles[i].base_rank == BASE_FROM_DEAL for i in self.foundations)
+
+
+# --- validation helpers ---------------------------------------------------------------------
+
+
+def _get(doc: Mapping[str, Any], key: str, where: str, default: Any = ...) -> Any:
+    if key not in doc:
+        if default is ...:
+            raise RulesError(f"{where}{key}", "is required")
+        return default
+    return doc[key]
+
+
+def _obj(value: Any, where: str) -> Mapping[str, Any]:
+    if not isinstance(value, Mapping):
+        raise RulesError(where, "must be an object")
+    return value
+
+
+def _check_keys(doc: Mapping[str, Any], allowed: set[str], where: str) -> None:
+    for key in doc:
+        if key not in allowed:
+            raise RulesError(f"{where}{key}", f"is not a known field (known: {sorted(allowed)})")
+
+
+def _int(value: Any, where: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesError(where, "must be an integer")
+    if not low <= value <= high:
+        raise RulesError(where, f"must be between {low} and {high}, got {value}")
+    return value
+
+
+def _choice(value: Any, where: str, enum_type: type[enum.Enum]) -> Any:
+    try:
+        return enum_type(value)
+    except ValueError:
+        choices = ", ".join(repr(m.value) for m in enum_type)  # type: ignore[var-annotated]
+        raise RulesError(where, f"must be one of {choices}, got {value!r}") from None
+
+
+def _bool(value: Any, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise RulesError(where, "must be true or false")
+    return value
+
+
+def _build(value: Any, where: str) -> Build:
+    doc = _obj(value, where)
+    _check_keys(doc, {"direction", "suit", "wrap"}, f"{where}.")
+    return Build(
+        direction=_choice(_get(doc, "direction", f"{where}."), f"{where}.direction", Direction),
+        suit=_choice(_get(doc, "suit", f"{where}."), f"{where}.suit", SuitRule),
+        wrap=_bool(doc.get("wrap", False), f"{where}.wrap"),
+    )
+
+
+def _rank(value: Any, where: str) -> int:
+    try:
+        return parse_rank(value)
+    except ValueError as error:
+        raise RulesError(where, str(error)) from None
+
+
+# --- compilation ----------------------------------------------------------------------------
+
+DEAL_HOOKS = ("found-while-dealing",)
+REDEAL_HOOKS = ("gather-and-redeal",)
+_TOP_KEYS = {
+    "decks",
+    "foundations",
+    "foundation_return",
+    "tableau",
+    "reserves",
+    "stock",
+    "redeal",
+    "deal",
+}
+
+
+def compile_rules(document: Mapping[str, Any]) -> Variant:
+    """Validate a rules document and return the compiled ``Variant``; raise ``RulesError``."""
+    doc = _obj(document, "rules")
+    _check_keys(doc, _TOP_KEYS, "")
+    decks = _int(_get(doc, "decks", ""), "decks", 1, MAX_DECKS)
+    piles: list[PileRule] = []
+    placed: list[tuple[int, int]] = []
+    _foundations(doc, decks, piles, placed)
+    foundation_return = _choice(
+        _get(doc, "foundation_return", ""), "foundation_return", Return
+    )
+    tableau_doc = _obj(_get(doc, "tableau", ""), "tableau")
+    _check_keys(tableau_doc, {"count", "build", "moves", "empty", "refill_from"}, "tableau.")
+    tableau_count = _int(_get(tableau_doc, "count", "tableau."), "tableau.count", 1, 40)
+    reserves_doc = doc.get("reserves")
+    reserve_count = 0
+    if reserves_doc is not None:
+        reserves_doc = _obj(reserves_doc, "reserves")
+        _check_keys(reserves_doc, {"count"}, "reserves.")
+        reserve_count = _int(_get(reserves_doc, "count", "reserves."), "reserves.count", 1, 20)
+    stock = _stock(doc.get("stock"), reserve_count)
+    ids_after_tableau = [f"reserve-{i}" for i in range(reserve_count)]
+    if stock is not None:
+        ids_after_tableau.append("stock")
+        if stock.deal_to is Kind.WASTE:
+            ids_after_tableau.append("waste")
+    first_tableau = len(piles)
+    all_ids = [p.id for p in piles] + [f"tableau-{i}" for i in range(tableau_count)]
+    all_ids += ids_after_tableau
+    tableau_rules = _tableau(tableau_doc, all_ids, piles)
+    for i in range(tableau_count):
+        piles.append(PileRule(id=f"tableau-{i}", index=first_tableau + i, **tableau_rules))
+    for i in range(reserve_count):
+        piles.append(PileRule(id=f"reserve-{i}", kind=Kind.RESERVE, index=len(piles)))
+    if stock is not None:
+        piles.append(PileRule(id="stock", kind=Kind.STOCK, index=len(piles)))
+        if stock.deal_to is Kind.WASTE:
+            piles.append(PileRule(id="waste", kind=Kind.WASTE, index=len(piles)))
+    redeal_hook, redeal_limit = _redeal(doc.get("redeal"), stock)
+    deal_hook, steps = _deal(_get(doc, "deal", ""), piles, stock, decks, len(placed))
+    if redeal_hook is not None and deal_hook is None:
+        raise RulesError("redeal.hook", f"{redeal_hook!r} deals again by the deal's hook: set deal.hook")
+    variant = Variant(
+        document=document,
+        decks=decks,
+        piles=tuple(piles),
+        foundation_return=foundation_return,
+        stock=stock,
+        redeal_hook=redeal_hook,
+        redeal_limit=redeal_limit,
+        deal_hook=deal_hook,
+        deal_steps=steps,
+        placed=tuple(placed),
+    )
+    if variant.base_from_deal and not any(
+        set(step.targets) & set(variant.foundations) for step in steps
+    ):
+        raise RulesError("deal", "a foundation base of 'deal' needs a deal step to a foundation")
+    return variant
+
+
+def _foundations(
+    doc: Mapping[str, Any], decks: int, piles: list[PileRule], placed: list[tuple[int, int]]
+) -> None:
+    groups = _get(doc, "foundations", "")
+    if not isinstance(groups, list) or not groups:
+        raise RulesError("foundations", "must be a non-empty list of groups")
+    placed_count: dict[int, int] = {}
+    for g, raw in enumerate(groups):
+        where = f"foundations[{g}]"
+        group = _obj(raw, where)
+        _check_keys(group, {"count", "suits", "base", "placed", "build"}, f"{where}.")
+        count = _int(_get(group, "count", f"{where}."), f"{where}.count", 1, 8 * decks)
+        suits = group.get("suits")
+        suit_list: list[int | None]
+        if suits is None:
+            suit_list = [None] * count
+        else:
+            if not isinstance(suits, list) or len(suits) != count:
+                raise RulesError(f"{where}.suits", f"must list one suit letter per pile ({count})")
+            suit_list = []
+            for k, letter in enumerate(suits):
+                try:
+                    suit_list.append(parse_suit(letter))
+                except ValueError as error:
+                    raise RulesError(f"{where}.suits[{k}]", str(error)) from None
+        base = _get(group, "base", f"{where}.")
+        base_rank = BASE_FROM_DEAL if base == "deal" else _rank(base, f"{where}.base")
+        is_placed = _bool(group.get("placed", False), f"{where}.placed")
+        if is_placed and (suits is None or base_rank == BASE_FROM_DEAL):
+            raise RulesError(f"{where}.placed", "placed base cards need fixed suits and base rank")
+        build = _build(_get(group, "build", f"{where}."), f"{where}.build")
+        for suit in suit_list:
+            index = len(piles)
+            piles.append(
+                PileRule(
+                    id=f"foundation-{index}",
+                    kind=Kind.FOUNDATION,
+                    index=index,
+                    build=build,
+                    base_rank=base_rank,
+                    base_suit=suit,
+                    placed=is_placed,
+                )
+            )
+            if is_placed:
+                assert suit is not None
+                card = suit * 13 + base_rank - 1
+                placed_count[card] = placed_count.get(card, 0) + 1
+                if placed_count[card] > decks:
+                    raise RulesError(
+                        f"{where}.suits", f"places more copies of {RANKS[base_rank - 1]}"
+                        f"{SUITS[suit]} than {decks} deck(s) hold"
+                    )
+                placed.append((index, card))
+    total = len(piles) * 13
+    if total != decks * CARDS_PER_DECK:
+        raise RulesError(
+            "foundations",
+            f"{len(piles)} foundations of 13 cards hold {total} cards, "
+            f"but {decks} deck(s) have {decks * CARDS_PER_DECK}",
+        )
+
+
+def _tableau(
+    doc: Mapping[str, Any], all_ids: list[str], piles: list[PileRule]
+) -> dict[str, Any]:
+    build = _build(_get(doc, "build", "tableau."), "tableau.build")
+    moves = doc.get("moves", "single")
+    if moves not in ("single", "sequence"):
+        raise RulesError("tableau.moves", f"must be 'single' or 'sequence', got {moves!r}")
+    empty = _get(doc, "empty", "tableau.")
+    if empty == "any":
+        empty_rank = ANY_RANK
+    elif empty == "none":
+        empty_rank = NO_CARD
+    elif empty == "base":
+        bases = {piles[i].base_rank for i in range(len(piles))}
+        if len(bases) != 1:
+            raise RulesError("tableau.empty", "'base' needs one base rank for every foundation")
+        empty_rank = bases.pop() or BASE_FROM_DEAL  # 0 already means 'from the deal'
+    else:
+        empty_rank = _rank(empty, "tableau.empty")
+    refill = doc.get("refill_from")
+    refill_index = None
+    if refill is not None:
+        if refill not in all_ids or not str(refill).startswith(("reserve-", "stock", "waste")):
+            raise RulesError(
+                "tableau.refill_from", f"must name a reserve, the stock or the waste, got {refill!r}"
+            )
+        refill_index = all_ids.index(refill)
+    return {
+        "kind": Kind.TABLEAU,
+        "build": build,
+        "empty_rank": empty_rank,
+        "sequences": moves == "sequence",
+        "refill_from": refill_index,
+    }
+
+
+def _stock(value: Any, reserve_count: int) -> StockRule | None:
+    if value is None:
+        return None
+    doc = _obj(value, "stock")
+    _check_keys(doc, {"deal_to", "cards", "redeals"}, "stock.")
+    deal_to = _get(doc, "deal_to", "stock.")
+    if deal_to == "waste":
+        cards = _int(doc.get("cards", 1), "stock.cards", 1, 52)
+        redeals = doc.get("redeals", 0)
+        if redeals is not None:
+            redeals = _int(redeals, "stock.redeals", 0, 1000)
+        return StockRule(Kind.WASTE, cards, redeals)
+    if deal_to in ("tableau", "reserve"):
+        if deal_to == "reserve" and reserve_count == 0:
+            raise RulesError("stock.deal_to", "deals to reserves but the variant has none")
+        if doc.get("redeals", 0) != 0:
+            raise RulesError("stock.redeals", "only a stock that deals to a waste can redeal")
+        if "cards" in doc:
+            raise RulesError("stock.cards", "a stock dealing to piles gives one card to each")
+        return StockRule(Kind(deal_to), 1, 0)
+    raise RulesError("stock.deal_to", f"must be 'waste', 'tableau' or 'reserve', got {deal_to!r}")
+
+
+def _redeal(value: Any, stock: StockRule | None) -> tuple[str | None, int]:
+    if value is None:
+        return None, 0
+    doc = _obj(value, "redeal")
+    _check_keys(doc, {"hook", "limit"}, "redeal.")
+    hook = _get(doc, "hook", "redeal.")
+    if hook not in REDEAL_HOOKS:
+        raise RulesError("redeal.hook", f"must be one of {list(REDEAL_HOOKS)}, got {hook!r}")
+    if stock is not None and stock.deal_to is Kind.WASTE and stock.redeals != 0:
+        raise RulesError("redeal", "a variant redeals either its waste or by a hook, not both")
+    return hook, _int(_get(doc, "limit", "redeal."), "redeal.limit", 0, 1000)
+
+
+def _deal(
+    value: Any, piles: list[PileRule], stock: StockRule | None, decks: int, placed: int
+) -> tuple[str | None, tuple[DealStep, ...]]:
+    doc = _obj(value, "deal")
+    _check_keys(doc, {"hook", "steps"}, "deal.")
+    if "hook" in doc:
+        if "steps" in doc:
+            raise RulesError("deal", "give either 'hook' or 'steps', not both")
+        if doc["hook"] not in DEAL_HOOKS:
+            raise RulesError("deal.hook", f"must be one of {list(DEAL_HOOKS)}, got {doc['hook']!r}")
+        if stock is not None:
+            raise RulesError("deal.hook", f"{doc['hook']!r} deals every card: no stock allowed")
+        return doc["hook"], ()
+    raw_steps = _get(doc, "steps", "deal.")
+    if not isinstance(raw_steps, list) or not raw_steps:
+        raise RulesError("deal.steps", "must be a non-empty list")
+    by_id = {p.id: p.index for p in piles}
+    kinds = {kind.value: tuple(p.index for p in piles if p.kind is kind) for kind in Kind}
+    pack = decks * CARDS_PER_DECK - placed
+    dealt = 0
+    steps: list[DealStep] = []
+    for s, raw in enumerate(raw_steps):
+        where = f"deal.steps[{s}]"
+        step = _obj(raw, where)
+        to = _get(step, "to", f"{where}.")
+        if to == "stock":
+            _check_keys(step, {"to"}, f"{where}.")
+            if stock is None:
+                raise RulesError(f"{where}.to", "the variant has no stock")
+            if s != len(raw_steps) - 1:
+                raise RulesError(f"{where}.to", "the stock takes every card left: it comes last")
+            steps.append(DealStep((by_id["stock"],), None, 0, to_stock=True))
+            dealt = pack
+            continue
+        if to in ("foundation", "tableau", "reserve"):
+            _check_keys(step, {"to", "rounds", "face_down_rounds"}, f"{where}.")
+            targets = kinds[to]
+            if not targets:
+                raise RulesError(f"{where}.to", f"the variant has no {to} piles")
+            rounds = _int(_get(step, "rounds", f"{where}."), f"{where}.rounds", 1, 200)
+            down = _int(step.get("face_down_rounds", 0), f"{where}.face_down_rounds", 0, rounds)
+            steps.append(DealStep(targets, rounds, down))
+            dealt += rounds * len(targets)
+        elif to in by_id and by_id[to] in kinds["foundation"] + kinds["tableau"] + kinds["reserve"]:
+            _check_keys(step, {"to", "cards", "face_down"}, f"{where}.")
+            cards = _int(_get(step, "cards", f"{where}."), f"{where}.cards", 1, pack)
+            down = _int(step.get("face_down", 0), f"{where}.face_down", 0, cards)
+            # A single pile dealt n cards is n rounds over one pile.
+            steps.append(DealStep((by_id[to],), cards, down))
+            dealt += cards
+        else:
+            raise RulesError(
+                f"{where}.to", f"must be a pile kind, a pile id or 'stock', got {to!r}"
+            )
+    if dealt != pack:
+        raise RulesError(
+            "deal.steps", f"deal {dealt} cards, but the pack to shuffle holds {pack}"
+        )
+    return None, tuple(steps)
+
+
+def describe_base(pile: PileRule, base_rank: int | None) -> str:
+    """Say what an empty foundation takes, e.g. ``"the Ace of Hearts"`` or ``"any King"``."""
+    rank = base_rank if pile.base_rank == BASE_FROM_DEAL else pile.base_rank
+    assert rank is not None
+    if pile.base_suit is None:
+        return f"any {rank_label(rank)}"
+    return f"the {rank_label(rank)} of {SUIT_NAMES[pile.base_suit]}"
+
+
+__all__ = [
+    "ANY_RANK",
+    "BASE_FROM_DEAL",
+    "FOUNDATION_LIMIT",
+    "KING",
+    "NO_CARD",
+    "Build",
+    "DealStep",
+    "Direction",
+    "Kind",
+    "PileRule",
+    "Return",
+    "RulesError",
+    "StockRule",
+    "SuitRule",
+    "Variant",
+    "compile_rules",
+    "describe_base",
+]
