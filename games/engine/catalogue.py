@@ -22,7 +22,7 @@ def _entries() -> dict[str, dict[str, Any]]:
 
 
 def catalogue() -> list[dict[str, Any]]:
-    """Return every shipped variant as ``{"slug", "name", "description", "launch", "order", "rules"}``."""
+    """Return every shipped variant: slug, name, description, launch, order and rules."""
     return [json.loads(json.dumps(entry)) for entry in _entries().values()]
 
 

@@ -6,6 +6,8 @@ illegal; legal-move generation and ``apply_move`` share it, so they cannot disag
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .cards import RANK_OF, RED, SUIT_OF, card_label, rank_label
 from .moves import AnyMove, Deal, IllegalCode, IllegalMove, Move, Redeal, Undo
 from .rules import (
@@ -24,7 +26,8 @@ from .rules import (
 )
 from .state import Pile, State
 
-Refusal = tuple[IllegalCode, str]
+Refusal = tuple[IllegalCode, Callable[[], str]]
+"""A refusal: its code, and a function that says it in words (formatted only when needed)."""
 
 
 def builds(rule: Build, lower: int, upper: int) -> bool:
@@ -65,113 +68,138 @@ def foundation_refusal(
 ) -> Refusal | None:
     """Return why the foundation ``rule`` holding ``cards`` refuses ``card``, or None."""
     if len(cards) >= FOUNDATION_LIMIT:
-        return IllegalCode.FOUNDATION_FULL, f"{rule.id} already holds 13 cards."
+        return IllegalCode.FOUNDATION_FULL, lambda: f"{rule.id} already holds 13 cards."
     if not cards:
         base = base_rank if rule.base_rank == BASE_FROM_DEAL else rule.base_rank
-        if RANK_OF[card] != base or (rule.base_suit is not None and SUIT_OF[card] != rule.base_suit):
+        if RANK_OF[card] != base or (
+            rule.base_suit is not None and SUIT_OF[card] != rule.base_suit
+        ):
             return (
                 IllegalCode.WRONG_BASE,
-                f"{card_label(card)} cannot start {rule.id}: an empty foundation there "
-                f"takes {describe_base(rule, base_rank)}.",
+                lambda: (
+                    f"{card_label(card)} cannot start {rule.id}: an empty foundation there "
+                    f"takes {describe_base(rule, base_rank)}."
+                ),
             )
         return None
     assert rule.build is not None
     if not builds(rule.build, cards[-1], card):
         return (
             IllegalCode.DOES_NOT_BUILD,
-            f"{card_label(card)} cannot go on {card_label(cards[-1])}: "
-            f"{rule.id} builds {rule.build.describe()}.",
+            lambda: (
+                f"{card_label(card)} cannot go on {card_label(cards[-1])}: "
+                f"{rule.id} builds {rule.build.describe()}."  # type: ignore[union-attr]
+            ),
         )
     return None
 
 
-def _accepts(variant: Variant, state: State, rule: PileRule, pile: Pile, card: int) -> Refusal | None:
-    """Return why ``pile`` refuses ``card`` as its new top card, or None."""
-    if rule.kind is Kind.FOUNDATION:
-        return foundation_refusal(rule, pile.cards, card, state.base_rank)
-    if not pile.cards:
-        wanted = rule.empty_rank
-        if rule.refill_from is not None and state.piles[rule.refill_from].cards:
-            source = variant.ids[rule.refill_from]
-            return (
-                IllegalCode.EMPTY_REFUSES,
-                f"An empty tableau pile is filled from {source} while it has cards.",
-            )
-        if wanted == ANY_RANK:
+def _tableau_refusal(state: State, rule: PileRule, pile: Pile, card: int) -> Refusal | None:
+    """Return why the tableau pile ``pile`` refuses ``card``, or None."""
+    if pile.cards:
+        assert rule.build is not None
+        if builds(rule.build, pile.cards[-1], card):
             return None
-        if wanted == NO_CARD:
-            return IllegalCode.EMPTY_REFUSES, "An empty tableau pile is never filled in this game."
-        if wanted == BASE_FROM_DEAL:
-            wanted = state.base_rank or 0
-        if RANK_OF[card] != wanted:
-            return (
-                IllegalCode.EMPTY_REFUSES,
-                f"{card_label(card)} cannot fill an empty tableau pile: "
-                f"only a {rank_label(wanted)} may.",
-            )
-        return None
-    assert rule.build is not None
-    if not builds(rule.build, pile.cards[-1], card):
         return (
             IllegalCode.DOES_NOT_BUILD,
-            f"{card_label(card)} cannot go on {card_label(pile.cards[-1])}: "
-            f"the tableau builds {rule.build.describe()}.",
+            lambda: (
+                f"{card_label(card)} cannot go on {card_label(pile.cards[-1])}: "
+                f"the tableau builds {rule.build.describe()}."  # type: ignore[union-attr]
+            ),
         )
-    return None
+    if rule.refill_from is not None and state.piles[rule.refill_from].cards:
+        source = state.variant.ids[rule.refill_from]
+        return (
+            IllegalCode.EMPTY_REFUSES,
+            lambda: f"An empty tableau pile is filled from {source} while it has cards.",
+        )
+    wanted = rule.empty_rank
+    if wanted == ANY_RANK:
+        return None
+    if wanted == NO_CARD:
+        return IllegalCode.EMPTY_REFUSES, lambda: "An empty tableau pile is never filled here."
+    if wanted == BASE_FROM_DEAL:
+        wanted = state.base_rank or 0
+    if RANK_OF[card] == wanted:
+        return None
+    return (
+        IllegalCode.EMPTY_REFUSES,
+        lambda: (
+            f"{card_label(card)} cannot fill an empty tableau pile: "
+            f"only a {rank_label(wanted)} may."
+        ),
+    )
 
 
 def refusal(state: State, move: Move) -> Refusal | None:
     """Return why ``move`` is illegal in ``state``, or None when it is legal."""
-    variant = state.variant
-    index = variant.index
+    index = state.variant.index
     src = index.get(move.source)
     dst = index.get(move.target)
     if src is None or dst is None:
         bad = move.source if src is None else move.target
-        return IllegalCode.NO_SUCH_PILE, f"This game has no pile named {bad!r}."
+        return IllegalCode.NO_SUCH_PILE, lambda: f"This game has no pile named {bad!r}."
+    return _transfer_refusal(state, src, dst, move.count)
+
+
+def _transfer_refusal(state: State, src: int, dst: int, count: int) -> Refusal | None:
+    """Return why moving the top ``count`` cards of pile ``src`` onto ``dst`` is illegal."""
+    variant = state.variant
     if src == dst:
-        return IllegalCode.SAME_PILE, "A card cannot be moved onto its own pile."
-    rules = variant.piles
-    src_rule, dst_rule = rules[src], rules[dst]
+        return IllegalCode.SAME_PILE, lambda: "A card cannot be moved onto its own pile."
+    src_rule, dst_rule = variant.piles[src], variant.piles[dst]
+    source, target = src_rule.id, dst_rule.id
     pile = state.piles[src]
-    count = move.count
     kind = src_rule.kind
     if kind is Kind.STOCK:
-        return IllegalCode.SOURCE_LOCKED, "Cards leave the stock only by a deal."
+        return IllegalCode.SOURCE_LOCKED, lambda: "Cards leave the stock only by a deal."
     if not pile.cards:
-        return IllegalCode.EMPTY_SOURCE, f"{move.source} is empty."
+        return IllegalCode.EMPTY_SOURCE, lambda: f"{source} is empty."
     if count > len(pile.cards):
-        return IllegalCode.TOO_MANY_CARDS, f"{move.source} holds only {len(pile.cards)} card(s)."
-    if count > pile.face_up:
+        return IllegalCode.TOO_MANY_CARDS, lambda: f"{source} holds only {len(pile.cards)} card(s)."
+    if count > len(pile.cards) - pile.hidden:
         return (
             IllegalCode.FACE_DOWN,
-            f"Only face-up cards move: {move.source} shows {pile.face_up} face-up card(s).",
+            lambda: f"Only face-up cards move: {source} shows {pile.face_up} face-up card(s).",
         )
     if kind is Kind.FOUNDATION:
-        if variant.foundation_return is Return.NONE:
-            return IllegalCode.SOURCE_LOCKED, "Cards on the foundations stay there in this game."
-        if src_rule.placed and len(pile.cards) == 1:
-            return IllegalCode.BASE_CARD, f"The base card of {move.source} never moves."
-        if variant.foundation_return is Return.TABLEAU and dst_rule.kind is not Kind.TABLEAU:
+        back = variant.foundation_return
+        if back is Return.NONE:
             return (
                 IllegalCode.SOURCE_LOCKED,
-                "A card on a foundation may only be played back to the tableau.",
+                lambda: "Cards on the foundations stay there in this game.",
+            )
+        if src_rule.placed and len(pile.cards) == 1:
+            return IllegalCode.BASE_CARD, lambda: f"The base card of {source} never moves."
+        if back is Return.TABLEAU and dst_rule.kind is not Kind.TABLEAU:
+            return (
+                IllegalCode.SOURCE_LOCKED,
+                lambda: "A card on a foundation may only be played back to the tableau.",
             )
     if count > 1:
         if not src_rule.sequences:
-            return IllegalCode.SINGLE_CARDS, f"Only one card at a time moves from {move.source}."
+            return IllegalCode.SINGLE_CARDS, lambda: f"Only one card at a time moves from {source}."
         if dst_rule.kind is not Kind.TABLEAU:
-            return IllegalCode.SINGLE_CARDS, f"Only one card at a time goes to {move.target}."
-        assert src_rule.build is not None
-        if sequence_length(src_rule.build, pile) < count:
+            return IllegalCode.SINGLE_CARDS, lambda: f"Only one card at a time goes to {target}."
+        build = src_rule.build
+        assert build is not None
+        if sequence_length(build, pile) < count:
             return (
                 IllegalCode.NOT_A_SEQUENCE,
-                f"The top {count} cards of {move.source} are not a sequence: "
-                f"the tableau builds {src_rule.build.describe()}.",
+                lambda: (
+                    f"The top {count} cards of {source} are not a sequence: "
+                    f"the tableau builds {build.describe()}."
+                ),
             )
-    if dst_rule.kind not in (Kind.TABLEAU, Kind.FOUNDATION):
-        return IllegalCode.TARGET_REFUSES, f"Nothing may be played onto the {dst_rule.kind.value}."
-    return _accepts(variant, state, dst_rule, state.piles[dst], pile.cards[-count])
+    card = pile.cards[-count]
+    if dst_rule.kind is Kind.TABLEAU:
+        return _tableau_refusal(state, dst_rule, state.piles[dst], card)
+    if dst_rule.kind is Kind.FOUNDATION:
+        return foundation_refusal(dst_rule, state.piles[dst].cards, card, state.base_rank)
+    return (
+        IllegalCode.TARGET_REFUSES,
+        lambda: f"Nothing may be played onto the {dst_rule.kind.value}.",
+    )
 
 
 def _settle(piles: list[Pile], index: int) -> bool:
@@ -214,16 +242,16 @@ def deal_refusal(state: State) -> Refusal | None:
     variant = state.variant
     stock = variant.stock
     if stock is None or variant.stock_index is None:
-        return IllegalCode.NO_STOCK, "This game has no stock."
+        return IllegalCode.NO_STOCK, lambda: "This game has no stock."
     if state.piles[variant.stock_index].cards:
         return None
     if stock.deal_to is not Kind.WASTE:
-        return IllegalCode.NOTHING_TO_DEAL, "The stock is empty, and it is never redealt."
+        return IllegalCode.NOTHING_TO_DEAL, lambda: "The stock is empty, and it is never redealt."
     assert variant.waste_index is not None
     if not state.piles[variant.waste_index].cards:
-        return IllegalCode.NOTHING_TO_DEAL, "The stock and the waste are both empty."
+        return IllegalCode.NOTHING_TO_DEAL, lambda: "The stock and the waste are both empty."
     if state.redeals_left == 0:
-        return IllegalCode.NO_REDEALS_LEFT, "The stock is empty and no redeal is left."
+        return IllegalCode.NO_REDEALS_LEFT, lambda: "The stock is empty and no redeal is left."
     return None
 
 
@@ -264,9 +292,12 @@ def _apply_deal(state: State) -> State:
 def redeal_refusal(state: State) -> Refusal | None:
     """Return why a ``redeal`` is illegal in ``state``, or None."""
     if state.variant.redeal_hook is None:
-        return IllegalCode.NO_REDEAL, "This game has no redeal: use a deal to turn the stock."
+        return (
+            IllegalCode.NO_REDEAL,
+            lambda: "This game has no redeal: use a deal to turn the stock.",
+        )
     if state.redeals_left == 0:
-        return IllegalCode.NO_REDEALS_LEFT, "No redeal is left."
+        return IllegalCode.NO_REDEALS_LEFT, lambda: "No redeal is left."
     return None
 
 
@@ -284,17 +315,17 @@ def apply_move(state: State, move: AnyMove) -> State:
     if isinstance(move, Move):
         reason = refusal(state, move)
         if reason is not None:
-            raise IllegalMove(*reason)
+            raise IllegalMove(reason[0], reason[1]())
         return _apply_transfer(state, move)
     if isinstance(move, Deal):
         reason = deal_refusal(state)
         if reason is not None:
-            raise IllegalMove(*reason)
+            raise IllegalMove(reason[0], reason[1]())
         return _apply_deal(state)
     if isinstance(move, Redeal):
         reason = redeal_refusal(state)
         if reason is not None:
-            raise IllegalMove(*reason)
+            raise IllegalMove(reason[0], reason[1]())
         from .dealing import redeal
 
         return redeal(state)
@@ -320,7 +351,7 @@ def legal_moves(state: State) -> list[AnyMove]:
     result: list[AnyMove] = []
     for src in _sources(variant):
         pile = piles[src]
-        if not pile.cards or pile.hidden >= len(pile.cards):
+        if pile.hidden >= len(pile.cards):
             continue
         rule = rules[src]
         longest = 1
@@ -331,9 +362,8 @@ def legal_moves(state: State) -> list[AnyMove]:
                 continue
             counts = range(1, longest + 1) if rules[dst].kind is Kind.TABLEAU else (1,)
             for count in counts:
-                move = Move(ids[src], ids[dst], count)
-                if refusal(state, move) is None:
-                    result.append(move)
+                if _transfer_refusal(state, src, dst, count) is None:
+                    result.append(Move(ids[src], ids[dst], count))
     if deal_refusal(state) is None:
         result.append(Deal())
     if redeal_refusal(state) is None:

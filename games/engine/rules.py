@@ -292,9 +292,7 @@ def compile_rules(document: Mapping[str, Any]) -> Variant:
     piles: list[PileRule] = []
     placed: list[tuple[int, int]] = []
     _foundations(doc, decks, piles, placed)
-    foundation_return = _choice(
-        _get(doc, "foundation_return", ""), "foundation_return", Return
-    )
+    foundation_return = _choice(_get(doc, "foundation_return", ""), "foundation_return", Return)
     tableau_doc = _obj(_get(doc, "tableau", ""), "tableau")
     _check_keys(tableau_doc, {"count", "build", "moves", "empty", "refill_from"}, "tableau.")
     tableau_count = _int(_get(tableau_doc, "count", "tableau."), "tableau.count", 1, 40)
@@ -325,7 +323,9 @@ def compile_rules(document: Mapping[str, Any]) -> Variant:
     redeal_hook, redeal_limit = _redeal(doc.get("redeal"), stock)
     deal_hook, steps = _deal(_get(doc, "deal", ""), piles, stock, decks, len(placed))
     if redeal_hook is not None and deal_hook is None:
-        raise RulesError("redeal.hook", f"{redeal_hook!r} deals again by the deal's hook: set deal.hook")
+        raise RulesError(
+            "redeal.hook", f"{redeal_hook!r} deals again by the deal's hook: set deal.hook"
+        )
     variant = Variant(
         document=document,
         decks=decks,
@@ -395,8 +395,9 @@ def _foundations(
                 placed_count[card] = placed_count.get(card, 0) + 1
                 if placed_count[card] > decks:
                     raise RulesError(
-                        f"{where}.suits", f"places more copies of {RANKS[base_rank - 1]}"
-                        f"{SUITS[suit]} than {decks} deck(s) hold"
+                        f"{where}.suits",
+                        f"places more copies of {RANKS[base_rank - 1]}"
+                        f"{SUITS[suit]} than {decks} deck(s) hold",
                     )
                 placed.append((index, card))
     total = len(piles) * 13
@@ -408,9 +409,7 @@ def _foundations(
         )
 
 
-def _tableau(
-    doc: Mapping[str, Any], all_ids: list[str], piles: list[PileRule]
-) -> dict[str, Any]:
+def _tableau(doc: Mapping[str, Any], all_ids: list[str], piles: list[PileRule]) -> dict[str, Any]:
     build = _build(_get(doc, "build", "tableau."), "tableau.build")
     moves = doc.get("moves", "single")
     if moves not in ("single", "sequence"):
@@ -432,7 +431,8 @@ def _tableau(
     if refill is not None:
         if refill not in all_ids or not str(refill).startswith(("reserve-", "stock", "waste")):
             raise RulesError(
-                "tableau.refill_from", f"must name a reserve, the stock or the waste, got {refill!r}"
+                "tableau.refill_from",
+                f"must name a reserve, the stock or the waste, got {refill!r}",
             )
         refill_index = all_ids.index(refill)
     return {
@@ -535,9 +535,7 @@ def _deal(
                 f"{where}.to", f"must be a pile kind, a pile id or 'stock', got {to!r}"
             )
     if dealt != pack:
-        raise RulesError(
-            "deal.steps", f"deal {dealt} cards, but the pack to shuffle holds {pack}"
-        )
+        raise RulesError("deal.steps", f"deal {dealt} cards, but the pack to shuffle holds {pack}")
     return None, tuple(steps)
 
 
