@@ -21,6 +21,7 @@ test: $(VENV)/.installed-dev lint
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy games/engine
 
 $(BIN)/python:
 	$(PYTHON_BOOT) -m venv $(VENV)

@@ -83,9 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     ):
         command = commands.add_parser(name, help=text)
         command.add_argument("variant", help="a variant slug, or a rules document .json file")
-        seed = command.add_mutually_exclusive_group(required=True)
-        seed.add_argument("--seed-text", help="practice seed text")
-        seed.add_argument("--seed", help="seed as 64 hex digits")
+        seeds = command.add_mutually_exclusive_group(required=True)
+        seeds.add_argument("--seed-text", help="practice seed text")
+        seeds.add_argument("--seed", help="seed as 64 hex digits")
     commands.add_parser("variants", help="list the shipped variants")
     try:
         args = parser.parse_args(argv)

@@ -88,7 +88,7 @@ def foundation_refusal(
             IllegalCode.DOES_NOT_BUILD,
             lambda: (
                 f"{card_label(card)} cannot go on {card_label(cards[-1])}: "
-                f"{rule.id} builds {rule.build.describe()}."  # type: ignore[union-attr]
+                f"{rule.id} builds {rule.build.describe()}."
             ),
         )
     return None
@@ -104,7 +104,7 @@ def _tableau_refusal(state: State, rule: PileRule, pile: Pile, card: int) -> Ref
             IllegalCode.DOES_NOT_BUILD,
             lambda: (
                 f"{card_label(card)} cannot go on {card_label(pile.cards[-1])}: "
-                f"the tableau builds {rule.build.describe()}."  # type: ignore[union-attr]
+                f"the tableau builds {rule.build.describe()}."
             ),
         )
     if rule.refill_from is not None and state.piles[rule.refill_from].cards:

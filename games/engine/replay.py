@@ -41,7 +41,7 @@ def replay(
     for index, raw in enumerate(moves):
         try:
             move = parse_move(raw) if isinstance(raw, Mapping) else raw
-            state = apply_move(state, move)  # type: ignore[arg-type]
+            state = apply_move(state, move)
         except MalformedMove as error:
             raise ReplayError(index, "invalid", str(error)) from None
         except IllegalMove as error:

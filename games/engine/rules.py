@@ -241,7 +241,7 @@ def _choice(value: Any, where: str, enum_type: type[enum.Enum]) -> Any:
     try:
         return enum_type(value)
     except ValueError:
-        choices = ", ".join(repr(m.value) for m in enum_type)  # type: ignore[var-annotated]
+        choices = ", ".join(repr(m.value) for m in enum_type)
         raise RulesError(where, f"must be one of {choices}, got {value!r}") from None
 
 

@@ -58,7 +58,8 @@ def parse(variant: Variant, text: str) -> State:
             continue
         if head not in piles:
             raise ValueError(f"line {number}: no pile named {head!r}")
-        cards, hidden = [], 0
+        cards: list[str] = []
+        hidden = 0
         for word in rest.split():
             if word == "-":
                 continue
