@@ -62,3 +62,127 @@ class Player(AbstractBaseUser, PermissionsMixin):
 
     def __str__(self) -> str:
         return self.nickname
+
+
+class Variant(models.Model):
+    """A patience variant of the catalogue: its rules document and how it is offered."""
+
+    slug = models.SlugField(max_length=40, unique=True)
+    name = models.CharField(max_length=60)
+    description = models.TextField(blank=True)
+    rules = models.JSONField(help_text="The rules document (see games/engine/rules.py).")
+    enabled = models.BooleanField(default=True, help_text="Listed and playable.")
+    daily = models.BooleanField(default=True, help_text="Gets a daily deal.")
+    display_order = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ("display_order", "slug")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        """Refuse a rules document the engine cannot compile, naming the bad field."""
+        from django.core.exceptions import ValidationError
+
+        from games.engine import RulesError, compile_rules
+
+        try:
+            compile_rules(self.rules)
+        except RulesError as error:
+            raise ValidationError({"rules": str(error)}) from None
+
+    @property
+    def decks(self) -> int:
+        return int(self.rules.get("decks", 1)) if isinstance(self.rules, dict) else 1
+
+
+class Deal(models.Model):
+    """The daily deal of a variant: a secret seed, its public commitment, frozen rules."""
+
+    variant = models.ForeignKey(Variant, on_delete=models.PROTECT, related_name="deals")
+    date = models.DateField()
+    attempt = models.PositiveSmallIntegerField(default=0)
+    seed = models.CharField(max_length=64, help_text="Secret until the day is over (hex).")
+    commitment = models.CharField(max_length=64, help_text="SHA-256 of the seed (hex).")
+    rules = models.JSONField(help_text="The rules document as it was when the deal was made.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("-date", "variant__display_order")
+        constraints = [
+            models.UniqueConstraint(fields=("variant", "date"), name="one_deal_per_variant_day"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.variant.slug} {self.date.isoformat()}"
+
+
+class Game(models.Model):
+    """One player's game of a deal (daily) or of a practice seed."""
+
+    class Mode(models.TextChoices):
+        DAILY = "daily"
+        PRACTICE = "practice"
+
+    class Status(models.TextChoices):
+        PLAYING = "playing"
+        WON = "won"
+        RESIGNED = "resigned"
+
+    id = models.CharField(primary_key=True, max_length=32, editable=False)
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="games")
+    variant = models.ForeignKey(Variant, on_delete=models.PROTECT, related_name="games")
+    mode = models.CharField(max_length=10, choices=Mode.choices)
+    deal = models.ForeignKey(
+        Deal, on_delete=models.PROTECT, null=True, blank=True, related_name="games"
+    )
+    seed = models.CharField(max_length=64, help_text="The deal's seed (hex).")
+    seed_text = models.CharField(max_length=200, blank=True, help_text="Practice seed text.")
+    rules = models.JSONField(help_text="The rules document the game is played by (frozen).")
+    moves = models.JSONField(default=list, help_text="Every move as played, undo included.")
+    state = models.JSONField(help_text="The current position in the engine's full format.")
+    ply = models.PositiveIntegerField(default=0)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
+    stuck = models.BooleanField(default=False)
+    foundation_cards = models.PositiveSmallIntegerField(default=0)
+    verified = models.BooleanField(default=False)
+    started_at = models.DateTimeField()
+    first_move_at = models.DateTimeField(null=True, blank=True)
+    last_move_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-started_at",)
+        constraints = [
+            models.UniqueConstraint(
+                fields=("player", "deal"),
+                condition=models.Q(mode="daily"),
+                name="one_daily_game_per_player_deal",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(mode="practice", deal__isnull=True)
+                | models.Q(mode="daily", deal__isnull=False),
+                name="daily_games_have_a_deal",
+            ),
+        ]
+        indexes = [models.Index(fields=("deal", "status"), name="game_deal_status")]
+
+    def __str__(self) -> str:
+        return f"{self.variant.slug} {self.mode} game {self.id} of {self.player}"
+
+    @property
+    def is_over(self) -> bool:
+        return self.status != self.Status.PLAYING
+
+    @property
+    def date(self) -> Any:
+        return self.deal.date if self.deal_id else None
+
+    @property
+    def duration_ms(self) -> int:
+        if self.first_move_at is None or self.last_move_at is None:
+            return 0
+        return int((self.last_move_at - self.first_move_at).total_seconds() * 1000)

@@ -1,0 +1,49 @@
+"""Error codes of the public API and the exception that carries them out of the services."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+
+class ErrorCode(enum.StrEnum):
+    """The stable machine codes of api.md, each with its HTTP status."""
+
+    NOT_AUTHENTICATED = "not_authenticated"
+    FORBIDDEN = "forbidden"
+    NOT_FOUND = "not_found"
+    INVALID = "invalid"
+    ILLEGAL_MOVE = "illegal_move"
+    STALE_PLY = "stale_ply"
+    GAME_OVER = "game_over"
+    RATE_LIMITED = "rate_limited"
+
+    @property
+    def status(self) -> int:
+        return _STATUS[self]
+
+
+_STATUS = {
+    ErrorCode.NOT_AUTHENTICATED: 401,
+    ErrorCode.FORBIDDEN: 403,
+    ErrorCode.NOT_FOUND: 404,
+    ErrorCode.INVALID: 400,
+    ErrorCode.ILLEGAL_MOVE: 422,
+    ErrorCode.STALE_PLY: 409,
+    ErrorCode.GAME_OVER: 409,
+    ErrorCode.RATE_LIMITED: 429,
+}
+
+
+class ServiceError(Exception):
+    """A refusal with a code of api.md, a sentence for people and optional extra fields."""
+
+    def __init__(self, code: ErrorCode, detail: str, **extra: Any) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+        self.extra = extra
+
+    def payload(self) -> dict[str, Any]:
+        """Return the error body of api.md: ``{"error", "detail", ...extra}``."""
+        return {"error": self.code.value, "detail": self.detail, **self.extra}

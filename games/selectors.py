@@ -1,0 +1,80 @@
+"""Reads of the games app, each with the permission check it needs (``access_*``)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.db.models import Count, Q
+
+from games import clock
+from games.errors import ErrorCode, ServiceError
+from games.models import Deal, Game, Player, Variant
+from games.payloads import day_is_over, deal_payload
+
+
+def variant_list() -> list[Variant]:
+    """Return the enabled variants in display order."""
+    return list(Variant.objects.filter(enabled=True))
+
+
+def access_variant(slug: str) -> Variant:
+    """Return the enabled variant ``slug``; raise ``not_found`` otherwise."""
+    variant = Variant.objects.filter(slug=slug, enabled=True).first()
+    if variant is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, f"No variant {slug!r} is offered.")
+    return variant
+
+
+def check_date(text: str) -> dt.date:
+    """Return the date written ``YYYY-MM-DD``; raise ``not_found`` for anything else."""
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise ServiceError(ErrorCode.NOT_FOUND, f"{text!r} is not a date (YYYY-MM-DD).") from None
+
+
+def deal_counts(deal: Deal) -> dict[str, int]:
+    """Return how many players started the deal and how many finished it."""
+    counts = Game.objects.filter(deal=deal).aggregate(
+        players=Count("pk"), finished=Count("pk", filter=~Q(status=Game.Status.PLAYING))
+    )
+    return {"players": counts["players"], "finished": counts["finished"]}
+
+
+def daily_entry(deal: Deal) -> dict[str, Any]:
+    """Return the daily deal object of api.md."""
+    return deal_payload(deal, **deal_counts(deal))
+
+
+def access_past_or_present_deal(slug: str, date: dt.date) -> Deal | None:
+    """Return the deal of ``slug`` on ``date`` if it exists; raise ``not_found`` for the future."""
+    variant = access_variant(slug)
+    if not variant.daily:
+        raise ServiceError(ErrorCode.NOT_FOUND, f"{variant.name} has no daily deal.")
+    if date > clock.today():
+        raise ServiceError(ErrorCode.NOT_FOUND, "That day has not begun: its deal is secret.")
+    return Deal.objects.filter(variant=variant, date=date).select_related("variant").first()
+
+
+def access_game(game_id: str, player: Player | None) -> Game:
+    """Return a game its player may read, or anyone once its daily deal's day is over."""
+    game = Game.objects.select_related("variant", "deal", "player").filter(pk=game_id).first()
+    if game is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, "No such game.")
+    if player is not None and game.player_id == player.pk:
+        return game
+    if game.deal is not None and day_is_over(game.deal.date):
+        return game
+    raise ServiceError(ErrorCode.FORBIDDEN, "Only its player may see a game before its day ends.")
+
+
+def access_replay(game_id: str, player: Player | None) -> Game:
+    """Return a game whose replay may be read: by its player once it is over, by anyone once
+    its daily deal's day has ended."""
+    game = access_game(game_id, player)
+    if game.deal is not None and day_is_over(game.deal.date):
+        return game
+    if game.is_over:
+        return game
+    raise ServiceError(ErrorCode.FORBIDDEN, "The replay opens when the game is over.")
