@@ -8,11 +8,7 @@ BIN := $(VENV)/bin
 
 run: $(VENV)/.installed-run
 	$(BIN)/python manage.py migrate --noinput
-	@if $(BIN)/python manage.py help loadvariants >/dev/null 2>&1; then \
-		$(BIN)/python manage.py loadvariants; \
-	else \
-		echo "loadvariants is not available yet: skipping the launch variants."; \
-	fi
+	$(BIN)/python manage.py loadvariants
 	$(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port 8000
 
 test: $(VENV)/.installed-dev lint

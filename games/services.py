@@ -27,6 +27,7 @@ from games.engine import (
     MalformedMove,
     State,
     apply_move,
+    catalogue,
     commitment,
     daily_seed,
     deal,
@@ -403,3 +404,40 @@ def games_close_expired(*, deal: Deal | None = None) -> int:
                 closed += 1
                 transaction.on_commit(lambda game=game: events.game_changed(game))
     return closed
+
+
+# --- catalogue ------------------------------------------------------------------------------
+
+
+def variants_load(*, include_extras: bool = False, update: bool = False) -> dict[str, str]:
+    """Put the engine's shipped variants in the catalogue; return what happened to each.
+
+    Launch variants are enabled and daily; the further ones (``include_extras``) arrive
+    disabled, for admins to offer when they choose. Existing rows keep admins' edits unless
+    ``update``.
+    """
+    report = {}
+    for entry in catalogue():
+        if not entry["launch"] and not include_extras:
+            continue
+        fields = {
+            "name": entry["name"],
+            "description": entry["description"],
+            "rules": entry["rules"],
+        }
+        variant = Variant.objects.filter(slug=entry["slug"]).first()
+        if variant is None:
+            Variant.objects.create(
+                slug=entry["slug"],
+                display_order=entry["order"],
+                enabled=entry["launch"],
+                daily=entry["launch"],
+                **fields,
+            )
+            report[entry["slug"]] = "added"
+        elif update:
+            Variant.objects.filter(pk=variant.pk).update(**fields)
+            report[entry["slug"]] = "updated"
+        else:
+            report[entry["slug"]] = "kept"
+    return report
