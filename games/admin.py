@@ -1,8 +1,16 @@
 """Admin pages of the games app."""
 
-from django.contrib import admin
+from typing import Any
 
-from games.models import Player
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.html import format_html
+
+from games.engine import RulesError, deal, practice_seed, render
+from games.models import Deal, Game, Player, Variant
+from games.payloads import day_is_over
+from games.rulesets import compiled
 
 
 @admin.register(Player)
@@ -26,3 +34,106 @@ class PlayerAdmin(admin.ModelAdmin):
         "last_login",
     )
     filter_horizontal = ("groups", "user_permissions")
+
+
+@admin.register(Variant)
+class VariantAdmin(admin.ModelAdmin):
+    """Run the catalogue: offer variants, make them daily, edit their rules documents.
+
+    A rules document is validated by the engine on save (the error names the bad field). Deals
+    already made keep the rules they were dealt with, so an edit applies from the next deal on.
+    """
+
+    list_display = ("name", "slug", "enabled", "daily", "display_order", "decks", "updated_at")
+    list_editable = ("enabled", "daily", "display_order")
+    list_filter = ("enabled", "daily")
+    search_fields = ("slug", "name")
+    prepopulated_fields = {"slug": ("name",)}
+    readonly_fields = ("sample_deal", "created_at", "updated_at")
+    fields = (
+        "name",
+        "slug",
+        "description",
+        "enabled",
+        "daily",
+        "display_order",
+        "rules",
+        "sample_deal",
+        "created_at",
+        "updated_at",
+    )
+    actions = ("offer", "withdraw")
+
+    @admin.display(description="Sample deal (seed text 'sample')")
+    def sample_deal(self, variant: Variant) -> str:
+        """Show the deal these rules make from a fixed seed, to check an edit at a glance."""
+        if not variant.pk:
+            return "Save the variant to see a sample deal."
+        try:
+            state = deal(compiled(variant.rules), practice_seed("sample"))
+        except (RulesError, TypeError, ValueError) as error:
+            return f"The rules do not compile: {error}"
+        return format_html("<pre>{}</pre>", render(state))
+
+    @admin.action(description="Offer the selected variants (enable)")
+    def offer(self, request: HttpRequest, queryset: QuerySet[Variant]) -> None:
+        count = queryset.update(enabled=True)
+        self.message_user(request, f"{count} variant(s) offered.")
+
+    @admin.action(description="Withdraw the selected variants (disable)")
+    def withdraw(self, request: HttpRequest, queryset: QuerySet[Variant]) -> None:
+        count = queryset.update(enabled=False)
+        self.message_user(request, f"{count} variant(s) withdrawn.")
+
+
+@admin.register(Deal)
+class DealAdmin(admin.ModelAdmin):
+    """Look at the daily deals. They are made by the service and never edited; a seed shows only
+    once its day is over, so no admin can peek at a deal in play."""
+
+    list_display = ("date", "variant", "attempt", "commitment", "revealed_seed")
+    list_filter = ("variant", "date")
+    date_hierarchy = "date"
+    fields = ("variant", "date", "attempt", "commitment", "revealed_seed", "rules", "created_at")
+    readonly_fields = fields
+
+    @admin.display(description="Seed")
+    def revealed_seed(self, deal_: Deal) -> str:
+        return deal_.seed if day_is_over(deal_.date) else "secret until the day is over"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Game)
+class GameAdmin(admin.ModelAdmin):
+    """Look at games: read-only, since a game changes only through its moves."""
+
+    list_display = (
+        "id",
+        "player",
+        "variant",
+        "mode",
+        "deal",
+        "status",
+        "ply",
+        "foundation_cards",
+        "verified",
+        "started_at",
+    )
+    list_filter = ("mode", "status", "verified", "variant")
+    search_fields = ("id", "player__nickname")
+    list_select_related = ("player", "variant", "deal")
+    exclude = ("seed", "state", "rules")
+
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        return [f.name for f in Game._meta.fields if f.name not in self.exclude]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return request.method in ("GET", "HEAD") and super().has_change_permission(request, obj)
