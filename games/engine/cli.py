@@ -26,7 +26,9 @@ def _variant(name: str) -> Variant:
     if name.endswith(".json"):
         try:
             document = json.loads(Path(name).read_text(encoding="utf-8"))
-            return compile_rules(document.get("rules", document))
+            if isinstance(document, dict):
+                document = document.get("rules", document)
+            return compile_rules(document)
         except (OSError, ValueError) as error:
             raise UsageError(f"cannot use rules file {name}: {error}") from None
     try:
