@@ -180,6 +180,8 @@ class Variant:
         object.__setattr__(self, "stock_index", (by_kind[Kind.STOCK] or (None,))[0])
         object.__setattr__(self, "waste_index", (by_kind[Kind.WASTE] or (None,))[0])
         object.__setattr__(self, "total_cards", self.decks * CARDS_PER_DECK)
+        off = tuple(p.index for p in piles if p.kind is not Kind.FOUNDATION)
+        object.__setattr__(self, "off_foundations", off)
 
     # Filled in by __post_init__; declared for type checkers.
     ids: tuple[str, ...] = field(init=False, repr=False)
@@ -190,6 +192,7 @@ class Variant:
     stock_index: int | None = field(init=False, repr=False)
     waste_index: int | None = field(init=False, repr=False)
     total_cards: int = field(init=False, repr=False)
+    off_foundations: tuple[int, ...] = field(init=False, repr=False)
 
     @property
     def initial_redeals(self) -> int | None:

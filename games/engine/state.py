@@ -53,7 +53,10 @@ class State:
 
     @property
     def won(self) -> bool:
-        """Return whether every card is on a foundation."""
+        """Return whether every card of the pack is on a foundation."""
+        piles = self.piles
+        if any(piles[i].cards for i in self.variant.off_foundations):
+            return False
         return self.foundation_cards() == self.variant.total_cards
 
     def all_cards(self) -> list[int]:
