@@ -85,7 +85,7 @@ def cache_config(env: Mapping[str, str]) -> dict[str, Any]:
         return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     return {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "BACKEND": "config.cache.ResilientRedisCache",
             "LOCATION": url,
             "KEY_PREFIX": "daily_patience",
         }

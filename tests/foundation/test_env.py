@@ -43,7 +43,7 @@ def test_redis_url_selects_redis_channel_layer_and_cache() -> None:
 
     assert layers["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
     assert layers["default"]["CONFIG"]["hosts"] == ["redis://cache.example:6380/2"]
-    assert caches["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache"
+    assert caches["default"]["BACKEND"] == "config.cache.ResilientRedisCache"
     assert caches["default"]["LOCATION"] == "redis://cache.example:6380/2"
 
 

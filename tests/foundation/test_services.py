@@ -10,6 +10,8 @@ import uuid
 import pytest
 from channels.layers import get_channel_layer
 from django.core.cache import cache, caches
+from django.core.cache.backends.locmem import LocMemCache
+from django.core.cache.backends.redis import RedisCache
 from django.db import connection
 
 from config.env import env_bool
@@ -46,10 +48,10 @@ def test_channel_layer_and_cache_are_the_configured_ones() -> None:
 
     if SERVICES_EXPECTED:
         assert layer_path == "channels_redis.core.RedisChannelLayer"
-        assert type(caches["default"]).__name__ == "RedisCache"
+        assert isinstance(caches["default"], RedisCache)
     else:
         assert layer_path == "channels.layers.InMemoryChannelLayer"
-        assert type(caches["default"]).__name__ == "LocMemCache"
+        assert isinstance(caches["default"], LocMemCache)
 
 
 def test_cache_stores_and_returns_a_value() -> None:
