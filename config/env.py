@@ -88,6 +88,8 @@ def cache_config(env: Mapping[str, str]) -> dict[str, Any]:
             "BACKEND": "config.cache.ResilientRedisCache",
             "LOCATION": url,
             "KEY_PREFIX": "daily_patience",
+            # Fail fast when Redis is away: the cache then reads as a miss (config/cache.py).
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2},
         }
     }
 
