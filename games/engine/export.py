@@ -37,7 +37,7 @@ def state_from_json(variant: Variant, data: dict[str, Any]) -> State:
     """Return the position written in the ``deal`` format; raise ``ValueError`` if it is not one.
 
     The base rank, for variants that read it from the deal, is ``data["base_rank"]`` when given,
-    else the rank of the bottom card of ``foundation-0``.
+    else the rank of the bottom card of any foundation.
     """
     if not isinstance(data, dict) or not isinstance(data.get("piles"), list):
         raise ValueError("a position is an object with a 'piles' list")
@@ -56,6 +56,8 @@ def state_from_json(variant: Variant, data: dict[str, Any]) -> State:
         raise ValueError("'redeals_left' must be a non-negative integer or null")
     base_rank = data.get("base_rank")
     if base_rank is None and variant.base_from_deal:
-        first = piles[variant.foundations[0]].cards
-        base_rank = RANK_OF[first[0]] if first else None
+        # Every foundation starts with a base-rank card and builds on it, so any bottom card
+        # tells the rank, even after the first one dealt was played elsewhere.
+        bottoms = [piles[i].cards[0] for i in variant.foundations if piles[i].cards]
+        base_rank = RANK_OF[bottoms[0]] if bottoms else None
     return State(variant, tuple(piles), redeals, base_rank if variant.base_from_deal else None)

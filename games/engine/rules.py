@@ -545,7 +545,8 @@ def _deal(
 def describe_base(pile: PileRule, base_rank: int | None) -> str:
     """Say what an empty foundation takes, e.g. ``"the Ace of Hearts"`` or ``"any King"``."""
     rank = base_rank if pile.base_rank == BASE_FROM_DEAL else pile.base_rank
-    assert rank is not None
+    if rank is None:
+        return "a card of the base rank"
     if pile.base_suit is None:
         return f"any {rank_label(rank)}"
     return f"the {rank_label(rank)} of {SUIT_NAMES[pile.base_suit]}"

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import re
 import struct
 from collections.abc import Iterator, MutableSequence
 from typing import TypeVar
 
 SEED_BYTES = 32
+_HEX_SEED = re.compile(r"[0-9a-fA-F]{64}")
 _WORDS = struct.Struct(">8I")
 T = TypeVar("T")
 
@@ -66,10 +68,6 @@ def commitment(seed: bytes) -> str:
 
 def parse_seed(text: str) -> bytes:
     """Return the 32 bytes written as 64 hex digits; raise ``ValueError`` otherwise."""
-    try:
-        seed = bytes.fromhex(text)
-    except (ValueError, TypeError):
-        raise ValueError("a seed is 64 hexadecimal digits") from None
-    if len(seed) != SEED_BYTES:
-        raise ValueError(f"a seed is 32 bytes (64 hex digits), got {len(seed)} bytes")
-    return seed
+    if not isinstance(text, str) or not _HEX_SEED.fullmatch(text):
+        raise ValueError("a seed is 32 bytes written as 64 hexadecimal digits")
+    return bytes.fromhex(text)

@@ -20,6 +20,7 @@ from games.engine import (
     practice_seed,
     shuffle,
     shuffled_pack,
+    state_from_json,
     state_to_json,
 )
 from games.engine.cards import fresh_pack
@@ -184,3 +185,23 @@ def test_a_seed_that_is_not_64_hex_digits_is_refused(text: str) -> None:
 
 def test_a_seed_of_64_hex_digits_is_its_32_bytes() -> None:
     assert parse_seed("00" * 31 + "ff") == bytes(31) + b"\xff"
+
+
+@pytest.mark.parametrize("text", [" " + "ab" * 32, "ab" * 31, "zz" * 32, "ab" * 33])
+def test_a_seed_is_exactly_64_hex_digits(text: str) -> None:
+    with pytest.raises(ValueError, match="64 hexadecimal digits"):
+        parse_seed(text)
+
+
+def test_the_base_rank_survives_a_reload_after_the_first_base_card_moved_away() -> None:
+    # given a Quadruple Canfield position whose foundation-0 is empty and foundation-3 holds 7C
+    variant = builtin_variant("quadruple-canfield")
+    data = state_to_json(deal(variant, practice_seed("reload")))
+    for pile in data["piles"]:
+        if pile["id"].startswith("foundation"):
+            pile["cards"] = []
+    data["piles"][3]["cards"] = ["7C"]
+    # when it is read back without a base rank
+    state = state_from_json(variant, data)
+    # then the base rank comes from the other foundation
+    assert state.base_rank == 7
