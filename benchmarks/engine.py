@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.engine import (  # noqa: E402
+from games.engine import (
     apply_move,
     builtin_variant,
     catalogue,
@@ -26,7 +26,7 @@ from games.engine import (  # noqa: E402
     practice_seed,
     verify,
 )
-from games.engine.state import State  # noqa: E402
+from games.engine.state import State
 
 
 def playout(slug: str, seed_text: str, plies: int, rng: random.Random) -> tuple[list, State]:
