@@ -57,7 +57,13 @@ def database_config(env: Mapping[str, str], base_dir: Path) -> dict[str, Any]:
     """Return the ``default`` database: ``DATABASE_URL`` when set, else SQLite at the root."""
     url = env.get("DATABASE_URL")
     if not url:
-        return {"ENGINE": "django.db.backends.sqlite3", "NAME": str(base_dir / "db.sqlite3")}
+        return {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": str(base_dir / "db.sqlite3"),
+            # Writers take the lock when their transaction begins, so two requests racing on one
+            # game serialize (the second then sees the new ply) instead of failing as "locked".
+            "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
+        }
     config = environ.Env.db_url_config(url)
     if config.get("ENGINE") == "django.db.backends.postgresql":
         config["CONN_MAX_AGE"] = int(env.get("CONN_MAX_AGE", "60"))

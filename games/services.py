@@ -21,7 +21,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from rest_framework.authtoken.models import Token
 
-from games import clock, events
+from games import clock, events, selectors
 from games.engine import (
     IllegalMove,
     MalformedMove,
@@ -98,6 +98,8 @@ def player_login(*, request: Any, nickname: Any, password: Any) -> Player:
     """Return the player these credentials name; raise ``not_authenticated`` otherwise."""
     if not isinstance(nickname, str) or not isinstance(password, str):
         raise ServiceError(ErrorCode.INVALID, "Give a nickname and a password.")
+    if not NICKNAME.match(nickname):  # also keeps NUL and overlong text away from the database
+        raise ServiceError(ErrorCode.NOT_AUTHENTICATED, "Wrong nickname or password.")
     player = authenticate(request, nickname=nickname, password=password)
     if player is None:
         raise ServiceError(ErrorCode.NOT_AUTHENTICATED, "Wrong nickname or password.")
@@ -138,6 +140,34 @@ def deal_get_or_create(*, variant: Variant, date: dt.date) -> Deal:
             )
     except IntegrityError:  # made by a concurrent request
         return Deal.objects.select_related("variant").get(variant=variant, date=date)
+
+
+def daily_deals(*, date: dt.date | None = None) -> list[tuple[Deal, Deal]]:
+    """Return, per enabled daily variant, its deal of ``date`` (default today) and of the next
+    day, making them on demand: the next day's commitment is published a day ahead."""
+    day = date or clock.today()
+    return [
+        (
+            deal_get_or_create(variant=variant, date=day),
+            deal_get_or_create(variant=variant, date=day + dt.timedelta(days=1)),
+        )
+        for variant in Variant.objects.filter(enabled=True, daily=True)
+    ]
+
+
+def deal_of_day(*, slug: str, date_text: str) -> Deal:
+    """Return a daily deal for reading: today's is made on demand, a past one gets its games
+    left playing closed first. Raise ``not_found`` for an unknown variant, a bad or future date
+    and a past day that was never dealt."""
+    date = selectors.check_date(date_text)
+    found = selectors.access_past_or_present_deal(slug, date)
+    if found is None:
+        if date != clock.today():
+            raise ServiceError(ErrorCode.NOT_FOUND, "No deal was made that day.")
+        return deal_get_or_create(variant=selectors.access_variant(slug), date=date)
+    if date < clock.today():
+        games_close_expired(deal=found)
+    return found
 
 
 def deals_prepare(*, days: int, start: dt.date | None = None) -> list[Deal]:
@@ -238,10 +268,10 @@ def game_start(*, player: Player, variant: Any, mode: Any, seed: Any = None) -> 
     if mode == Game.Mode.PRACTICE:
         if seed is None:
             seed = secrets.token_hex(8)
-        if not isinstance(seed, str) or len(seed) > SEED_TEXT_LIMIT:
+        if not isinstance(seed, str) or len(seed) > SEED_TEXT_LIMIT or "\x00" in seed:
             raise ServiceError(
                 ErrorCode.INVALID,
-                f"A practice seed is a text of at most {SEED_TEXT_LIMIT} characters.",
+                f"A practice seed is a text of at most {SEED_TEXT_LIMIT} characters (no NUL).",
                 field="seed",
             )
         game = _new_game(
@@ -280,7 +310,7 @@ def _finish(game: Game, status: str, at: dt.datetime) -> None:
     game.finished_at = at
     game.stuck = False
     try:
-        result = replay(game.rules, parse_seed(game.seed), game.moves)
+        result = replay(compiled(game.rules), parse_seed(game.seed), game.moves)
         game.verified = state_to_json(result.state) == game.state
     except ReplayError as error:
         logger.error("game %s failed its replay: %s", game.id, error)
@@ -378,6 +408,22 @@ def game_resign(*, game_id: Any, player: Player) -> Game:
     if error is not None:
         raise error
     return game
+
+
+def game_close_if_expired(*, game: Game) -> Game:
+    """Return ``game``, first closing it as ``resigned`` if it is a daily game still playing
+    after its day (so a read never shows a game that can no longer be played)."""
+    if game.mode != Game.Mode.DAILY or game.is_over or game.date >= clock.today():
+        return game
+    with transaction.atomic():
+        locked = (
+            Game.objects.select_for_update()
+            .select_related("deal", "variant", "player")
+            .get(pk=game.pk)
+        )
+        if _close_if_day_over(locked):
+            transaction.on_commit(lambda: events.game_changed(locked))
+    return locked
 
 
 def games_close_expired(*, deal: Deal | None = None) -> int:
