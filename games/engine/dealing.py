@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from .building import foundation_refusal
 from .cards import RANK_OF, fresh_pack
 from .rules import Kind, Variant
 from .seeds import shuffle
@@ -55,8 +56,6 @@ def deal(variant: Variant, seed: bytes) -> State:
 
 def _foundation_for(variant: Variant, cards: Sequence[list[int]], card: int) -> int | None:
     """Return the foundation a card goes to while dealing: an empty one first, else a build."""
-    from .play import foundation_refusal
-
     built_on = None
     for i in variant.foundations:
         if foundation_refusal(variant.piles[i], cards[i], card, None) is None:

@@ -6,92 +6,12 @@ illegal; legal-move generation and ``apply_move`` share it, so they cannot disag
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from .cards import RANK_OF, RED, SUIT_OF, card_label, rank_label
+from .building import Refusal, builds, foundation_refusal, sequence_length
+from .cards import RANK_OF, card_label, rank_label
+from .dealing import redeal
 from .moves import AnyMove, Deal, IllegalCode, IllegalMove, Move, Redeal, Undo
-from .rules import (
-    ANY_RANK,
-    BASE_FROM_DEAL,
-    FOUNDATION_LIMIT,
-    NO_CARD,
-    Build,
-    Direction,
-    Kind,
-    PileRule,
-    Return,
-    SuitRule,
-    Variant,
-    describe_base,
-)
+from .rules import ANY_RANK, BASE_FROM_DEAL, NO_CARD, Kind, PileRule, Return, Variant
 from .state import Pile, State
-
-Refusal = tuple[IllegalCode, Callable[[], str]]
-"""A refusal: its code, and a function that says it in words (formatted only when needed)."""
-
-
-def builds(rule: Build, lower: int, upper: int) -> bool:
-    """Return whether card ``upper`` may lie on card ``lower`` under ``rule``."""
-    suit = rule.suit
-    if suit is SuitRule.SAME:
-        if SUIT_OF[lower] != SUIT_OF[upper]:
-            return False
-    elif suit is SuitRule.ALTERNATE and RED[lower] == RED[upper]:
-        return False
-    step = RANK_OF[upper] - RANK_OF[lower]
-    if rule.wrap:
-        step %= 13
-        up, down = step == 1, step == 12
-    else:
-        up, down = step == 1, step == -1
-    direction = rule.direction
-    if direction is Direction.UP:
-        return up
-    if direction is Direction.DOWN:
-        return down
-    return up or down
-
-
-def sequence_length(rule: Build, pile: Pile) -> int:
-    """Return how many face-up cards at the top of ``pile`` form a built sequence."""
-    cards = pile.cards
-    length = 1 if cards and pile.hidden < len(cards) else 0
-    i = len(cards) - 1
-    while i > pile.hidden and builds(rule, cards[i - 1], cards[i]):
-        length += 1
-        i -= 1
-    return length
-
-
-def foundation_refusal(
-    rule: PileRule, cards: tuple[int, ...] | list[int], card: int, base_rank: int | None
-) -> Refusal | None:
-    """Return why the foundation ``rule`` holding ``cards`` refuses ``card``, or None."""
-    if len(cards) >= FOUNDATION_LIMIT:
-        return IllegalCode.FOUNDATION_FULL, lambda: f"{rule.id} already holds 13 cards."
-    if not cards:
-        base = base_rank if rule.base_rank == BASE_FROM_DEAL else rule.base_rank
-        if RANK_OF[card] != base or (
-            rule.base_suit is not None and SUIT_OF[card] != rule.base_suit
-        ):
-            return (
-                IllegalCode.WRONG_BASE,
-                lambda: (
-                    f"{card_label(card)} cannot start {rule.id}: an empty foundation there "
-                    f"takes {describe_base(rule, base_rank)}."
-                ),
-            )
-        return None
-    assert rule.build is not None
-    if not builds(rule.build, cards[-1], card):
-        return (
-            IllegalCode.DOES_NOT_BUILD,
-            lambda: (
-                f"{card_label(card)} cannot go on {card_label(cards[-1])}: "
-                f"{rule.id} builds {rule.build.describe()}."
-            ),
-        )
-    return None
 
 
 def _tableau_refusal(state: State, rule: PileRule, pile: Pile, card: int) -> Refusal | None:
@@ -326,8 +246,6 @@ def apply_move(state: State, move: AnyMove) -> State:
         reason = redeal_refusal(state)
         if reason is not None:
             raise IllegalMove(reason[0], reason[1]())
-        from .dealing import redeal
-
         return redeal(state)
     raise TypeError(f"not a move: {move!r}")
 
