@@ -288,7 +288,7 @@ def game_start(*, player: Player, variant: Any, mode: Any, seed: Any = None) -> 
 
 def _locked_game(game_id: Any, player: Player) -> Game:
     game = (
-        Game.objects.select_for_update()
+        Game.objects.select_for_update(of=("self",))
         .select_related("variant", "deal", "player")
         .filter(pk=str(game_id))
         .first()
@@ -417,7 +417,7 @@ def game_close_if_expired(*, game: Game) -> Game:
         return game
     with transaction.atomic():
         locked = (
-            Game.objects.select_for_update()
+            Game.objects.select_for_update(of=("self",))
             .select_related("deal", "variant", "player")
             .get(pk=game.pk)
         )
@@ -442,7 +442,7 @@ def games_close_expired(*, deal: Deal | None = None) -> int:
     for game_id in list(ids):
         with transaction.atomic():
             game = (
-                Game.objects.select_for_update()
+                Game.objects.select_for_update(of=("self",))
                 .select_related("deal", "variant", "player")
                 .get(pk=game_id)
             )
