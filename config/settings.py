@@ -105,13 +105,30 @@ WHITENOISE_AUTOREFRESH = DEBUG
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
+# Throttle rates of the API (games/api/throttles.py), each overridable as THROTTLE_<SCOPE>.
+THROTTLE_RATES = {
+    "moves_player": "600/min",
+    "moves_ip": "1200/min",
+    "games_player": "30/min",
+    "games_ip": "60/min",
+    "auth_ip": "120/min",
+    "auth_ip_hour": "1000/hour",
+}
+
 REST_FRAMEWORK = {
+    # Token first: DRF's 401 needs the first class to name a WWW-Authenticate scheme.
     "DEFAULT_AUTHENTICATION_CLASSES": [
+        "games.api.authentication.HexTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "EXCEPTION_HANDLER": "games.api.exceptions.api_exception_handler",
+    "DEFAULT_THROTTLE_RATES": {
+        scope: ENV.get(f"THROTTLE_{scope.upper()}", rate) for scope, rate in THROTTLE_RATES.items()
+    },
+    # How many reverse proxies add to X-Forwarded-For; 0 trusts only REMOTE_ADDR.
+    "NUM_PROXIES": int(ENV.get("NUM_PROXIES", "0")),
 }
 
 SPECTACULAR_SETTINGS = {
@@ -120,6 +137,11 @@ SPECTACULAR_SETTINGS = {
     "leaderboards.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    "PARSER_WHITELIST": ["games.api.base.StrictJSONParser"],
+    "ENUM_NAME_OVERRIDES": {
+        "GameStatusEnum": ["playing", "won", "resigned"],
+        "ResultStatusEnum": ["won", "resigned"],
+    },
 }
 
 LOGGING = {
