@@ -1,10 +1,14 @@
 """WebSocket URL patterns.
 
-``config.asgi`` routes every WebSocket connection through this list. The apps add their consumers
-here (for example ``re_path(r"^ws/games/(?P<game_id>[^/]+)/$", GameConsumer.as_asgi())``); it
-starts empty.
+``config.asgi`` routes every WebSocket connection through this list (see ``games.consumers`` for
+the messages and close codes).
 """
 
-from django.urls import URLPattern
+from django.urls import URLPattern, re_path
 
-websocket_urlpatterns: list[URLPattern] = []
+from games.consumers import DailyConsumer, GameConsumer
+
+websocket_urlpatterns: list[URLPattern] = [
+    re_path(r"^ws/games/(?P<game_id>[^/]+)/$", GameConsumer.as_asgi()),
+    re_path(r"^ws/daily/(?P<slug>[^/]+)/(?P<date>[^/]+)/$", DailyConsumer.as_asgi()),
+]

@@ -150,3 +150,10 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": ENV.get("LOG_LEVEL", "INFO")},
 }
+
+# WebSocket frame limits (games/ws_limits.py): at most `frames` incoming frames per sliding window
+# of `seconds`, per socket and per player; the socket is closed with code 4429 beyond them.
+WEBSOCKET_RATE_LIMITS = {
+    "socket": {"frames": 20, "seconds": 1},
+    "player": {"frames": 300, "seconds": 60},
+}
