@@ -1,1 +1,123 @@
 """Shared pytest fixtures for the whole suite."""
+
+import pytest
+
+# --- WebSocket tests (tests/games/test_ws_*.py) ---------------------------------------------
+
+WS_ORIGIN = (b"origin", b"http://testserver")
+
+
+@pytest.fixture
+async def ws_connect():
+    """Return ``connect(path, headers=())``: an open ``WebsocketCommunicator`` on the ASGI app.
+
+    It sends the ``Origin`` header the origin validator needs. At teardown every communicator is
+    disconnected, the channel layer flushed and the worker thread's database connections closed
+    (else PostgreSQL cannot drop the test database). Tests using it need
+    ``@pytest.mark.django_db(transaction=True)``.
+    """
+    from channels.db import database_sync_to_async
+    from channels.layers import get_channel_layer
+    from channels.testing import WebsocketCommunicator
+    from django.core.cache import cache
+    from django.db import connections
+
+    from config.asgi import application
+
+    await database_sync_to_async(cache.clear)()  # no leaderboard or rate count of another test
+    opened = []
+
+    async def connect(path: str, headers: tuple = ()) -> WebsocketCommunicator:
+        communicator = WebsocketCommunicator(application, path, headers=[WS_ORIGIN, *headers])
+        opened.append(communicator)
+        connected, _ = await communicator.connect(timeout=5)
+        assert connected, f"the socket {path} was not accepted"
+        return communicator
+
+    yield connect
+    for communicator in opened:
+        await communicator.disconnect(timeout=5)
+    layer = get_channel_layer()
+    if hasattr(layer, "flush"):
+        await layer.flush()
+    await database_sync_to_async(connections.close_all)()
+
+
+@pytest.fixture
+def ws_variants(transactional_db):
+    """Create the launch variants of the engine's catalogue (unless already there), by slug."""
+    from games.engine import catalogue
+    from games.models import Variant
+
+    made = {}
+    for entry in catalogue():
+        if entry["launch"]:
+            made[entry["slug"]], _ = Variant.objects.get_or_create(
+                slug=entry["slug"],
+                defaults={
+                    "name": entry["name"],
+                    "description": entry["description"],
+                    "rules": entry["rules"],
+                    "display_order": entry["order"],
+                    "daily": True,
+                },
+            )
+    return made
+
+
+# --- REST API tests (tests/games/test_api_*.py, tests/leaderboards/) ------------------------
+
+TEST_DEAL_SECRET = "test-deal-secret"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Start every test with an empty cache: no rate count or leaderboard of another test."""
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+
+
+def _launch_variants():
+    from games.engine import catalogue
+    from games.models import Variant
+
+    made = {}
+    for entry in catalogue():
+        if entry["launch"]:
+            made[entry["slug"]], _ = Variant.objects.get_or_create(
+                slug=entry["slug"],
+                defaults={
+                    "name": entry["name"],
+                    "description": entry["description"],
+                    "rules": entry["rules"],
+                    "display_order": entry["order"],
+                    "daily": True,
+                },
+            )
+    return made
+
+
+@pytest.fixture
+def variants(db, settings):
+    """Create the launch variants of the engine's catalogue, by slug, with a fixed DEAL_SECRET."""
+    settings.DEAL_SECRET = TEST_DEAL_SECRET
+    return _launch_variants()
+
+
+@pytest.fixture
+def join(variants):
+    """Return ``join(nickname)``: an ``APIClient`` of a new guest, authenticated by its token."""
+    from rest_framework.test import APIClient
+
+    def join(nickname: str):
+        client = APIClient()
+        answer = client.post("/api/auth/guest/", {"nickname": nickname}, format="json")
+        assert answer.status_code == 201, answer.json()
+        client.logout()  # drop the session: the token alone authenticates
+        client.credentials(HTTP_AUTHORIZATION=f"Token {answer.json()['token']}")
+        client.player = answer.json()["player"]
+        return client
+
+    return join

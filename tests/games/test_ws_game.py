@@ -1,0 +1,409 @@
+"""The game socket ``ws/games/<id>/``: who may connect, moves, refusals, pushes, rate limits."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from importlib.util import find_spec
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.test import Client, override_settings
+from rest_framework.authtoken.models import Token
+
+from games import services
+from games.engine import legal_moves
+from games.models import Game, Player
+from games.payloads import game_payload
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+# --- helpers ------------------------------------------------------------------------------
+
+
+def make_player(nickname: str) -> tuple[Player, str]:
+    player = services.player_create_guest(nickname=nickname)
+    return player, Token.objects.create(user=player).key
+
+
+def session_cookie(player: Player) -> tuple[bytes, bytes]:
+    client = Client()
+    client.force_login(player)
+    return (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())
+
+
+@database_sync_to_async
+def payload_of(game_id: str) -> dict[str, Any]:
+    return game_payload(Game.objects.select_related("variant", "deal", "player").get(pk=game_id))
+
+
+@database_sync_to_async
+def a_legal_move(game_id: str) -> dict[str, Any]:
+    game = Game.objects.get(pk=game_id)
+    return legal_moves(services.engine_state(game))[0].to_json()
+
+
+async def receive(communicator: Any) -> dict[str, Any]:
+    return await communicator.receive_json_from(timeout=5)
+
+
+async def close_code(communicator: Any) -> int:
+    output = await communicator.receive_output(timeout=5)
+    assert output["type"] == "websocket.close", output
+    return output["code"]
+
+
+async def drain(communicator: Any, wait: float = 0.3) -> list[dict[str, Any]]:
+    """Return every message that arrives until ``wait`` seconds pass without one."""
+    messages = []
+    while not await communicator.receive_nothing(timeout=wait):
+        messages.append(await receive(communicator))
+    return messages
+
+
+ILLEGAL = {"type": "move", "from": "tableau-0", "to": "tableau-0", "count": 1}
+
+
+# --- fixtures -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def alice(ws_variants: Any) -> tuple[Player, str]:
+    return make_player("alice")
+
+
+@pytest.fixture
+def game(alice: tuple[Player, str]) -> Game:
+    game, _ = services.game_start(player=alice[0], variant="box-kite", mode="daily")
+    return game
+
+
+@pytest.fixture
+async def alice_socket(ws_connect: Any, game: Game, alice: tuple[Player, str]) -> Any:
+    """Alice's socket on her game, its first message (the game) already read."""
+    communicator = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+    first = await receive(communicator)
+    assert first == {"type": "game", "game": await payload_of(game.pk)}
+    return communicator
+
+
+# --- connecting ---------------------------------------------------------------------------
+
+
+async def test_the_player_connects_by_token_in_the_query_string(
+    ws_connect: Any, game: Game, alice: tuple[Player, str]
+) -> None:
+    communicator = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+
+    message = await receive(communicator)
+
+    assert message == {"type": "game", "game": await payload_of(game.pk)}
+    assert message["game"]["ply"] == 0
+    assert await communicator.receive_nothing()
+
+
+async def test_the_player_connects_by_authorization_header(
+    ws_connect: Any, game: Game, alice: tuple[Player, str]
+) -> None:
+    header = (b"authorization", f"Token {alice[1]}".encode())
+    communicator = await ws_connect(f"/ws/games/{game.pk}/", headers=(header,))
+
+    assert await receive(communicator) == {"type": "game", "game": await payload_of(game.pk)}
+
+
+async def test_the_player_connects_by_session(
+    ws_connect: Any, game: Game, alice: tuple[Player, str]
+) -> None:
+    cookie = await database_sync_to_async(session_cookie)(alice[0])
+    communicator = await ws_connect(f"/ws/games/{game.pk}/", headers=(cookie,))
+
+    assert await receive(communicator) == {"type": "game", "game": await payload_of(game.pk)}
+
+
+async def test_a_token_wins_over_the_session(
+    ws_connect: Any, game: Game, alice: tuple[Player, str]
+) -> None:
+    bob, _ = await database_sync_to_async(make_player)("bob")
+    cookie = await database_sync_to_async(session_cookie)(bob)
+    communicator = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}", headers=(cookie,))
+
+    assert (await receive(communicator))["type"] == "game"
+
+
+async def test_an_anonymous_client_is_told_to_log_in_and_closed_4403(
+    ws_connect: Any, game: Game
+) -> None:
+    communicator = await ws_connect(f"/ws/games/{game.pk}/")
+
+    message = await receive(communicator)
+
+    assert message["type"] == "error"
+    assert message["error"] == "not_authenticated"
+    assert message["detail"]
+    assert await close_code(communicator) == 4403
+
+
+async def test_a_bad_token_is_anonymous(ws_connect: Any, game: Game) -> None:
+    communicator = await ws_connect(f"/ws/games/{game.pk}/?token=nonsense")
+
+    assert (await receive(communicator))["error"] == "not_authenticated"
+    assert await close_code(communicator) == 4403
+
+
+async def test_another_player_is_forbidden_and_closed_4403(ws_connect: Any, game: Game) -> None:
+    _, bob_token = await database_sync_to_async(make_player)("bob")
+    communicator = await ws_connect(f"/ws/games/{game.pk}/?token={bob_token}")
+
+    message = await receive(communicator)
+
+    assert message["type"] == "error"
+    assert message["error"] == "forbidden"
+    assert await close_code(communicator) == 4403
+
+
+async def test_an_unknown_game_is_closed_4404(ws_connect: Any, alice: tuple[Player, str]) -> None:
+    communicator = await ws_connect(f"/ws/games/no-such-game/?token={alice[1]}")
+
+    assert (await receive(communicator))["error"] == "not_found"
+    assert await close_code(communicator) == 4404
+
+
+async def test_frames_after_a_refusal_are_ignored(ws_connect: Any, game: Game) -> None:
+    communicator = await ws_connect(f"/ws/games/{game.pk}/")
+    await receive(communicator)
+    await close_code(communicator)
+
+    await communicator.send_json_to({"ply": 0, "move": {"type": "deal"}})
+
+    assert await communicator.receive_nothing()
+
+
+# --- moves --------------------------------------------------------------------------------
+
+
+async def test_a_move_answers_the_new_game_and_rest_agrees(
+    alice_socket: Any, game: Game, alice: tuple[Player, str]
+) -> None:
+    move = await a_legal_move(game.pk)
+
+    await alice_socket.send_json_to({"ply": 0, "move": move})
+    message = await receive(alice_socket)
+
+    assert message["type"] == "game"
+    assert message["game"]["ply"] == 1
+    assert message["game"] == await payload_of(game.pk)
+    stored = await database_sync_to_async(Game.objects.get)(pk=game.pk)
+    assert stored.moves == [move]
+    if find_spec("games.urls") is not None:
+        from rest_framework.test import APIClient
+
+        def rest_get() -> Any:
+            client = APIClient()
+            client.credentials(HTTP_AUTHORIZATION=f"Token {alice[1]}")
+            return client.get(f"/api/games/{game.pk}/")
+
+        response = await database_sync_to_async(rest_get)()
+        assert response.status_code == 200
+        assert response.json() == message["game"]
+    # the socket that made the move is not sent the same state again by the group
+    assert await drain(alice_socket) == []
+
+
+async def test_a_stale_ply_is_refused_with_the_server_ply(alice_socket: Any, game: Game) -> None:
+    move = await a_legal_move(game.pk)
+    await alice_socket.send_json_to({"ply": 0, "move": move})
+    await receive(alice_socket)
+
+    await alice_socket.send_json_to({"ply": 0, "move": move})
+    message = await receive(alice_socket)
+
+    assert message["type"] == "error"
+    assert message["error"] == "stale_ply"
+    assert message["ply"] == 1
+    assert message["detail"]
+    assert (await payload_of(game.pk))["ply"] == 1
+
+
+async def test_an_illegal_move_is_refused_and_changes_nothing(
+    alice_socket: Any, game: Game
+) -> None:
+    before = await payload_of(game.pk)
+
+    await alice_socket.send_json_to({"ply": 0, "move": ILLEGAL})
+    message = await receive(alice_socket)
+
+    assert message["type"] == "error"
+    assert message["error"] == "illegal_move"
+    assert message["ply"] == 0
+    assert await payload_of(game.pk) == before
+
+
+async def test_resigning_over_the_socket(alice_socket: Any, game: Game) -> None:
+    await alice_socket.send_json_to({"type": "resign"})
+    message = await receive(alice_socket)
+
+    assert message["type"] == "game"
+    assert message["game"]["status"] == "resigned"
+    assert await drain(alice_socket) == []
+
+
+async def test_a_finished_game_answers_game_over(alice_socket: Any, game: Game) -> None:
+    await alice_socket.send_json_to({"type": "resign"})
+    await receive(alice_socket)
+
+    await alice_socket.send_json_to({"ply": 0, "move": {"type": "deal"}})
+    message = await receive(alice_socket)
+    await alice_socket.send_json_to({"type": "resign"})
+    again = await receive(alice_socket)
+
+    assert message["type"] == "error"
+    assert message["error"] == "game_over"
+    assert message["ply"] == 0
+    assert again["error"] == "game_over"
+
+
+@pytest.mark.parametrize(
+    "frame",
+    [
+        b"\x00\x01",
+        "not json",
+        "[1, 2]",
+        '"text"',
+        "null",
+        "{}",
+        '{"ply": 0}',
+        '{"move": {"type": "deal"}}',
+        '{"ply": "zero", "move": {"type": "deal"}}',
+        '{"ply": -1, "move": {"type": "deal"}}',
+        '{"ply": true, "move": {"type": "deal"}}',
+        '{"ply": 0, "move": {"type": "fly"}}',
+        '{"ply": 0, "move": "deal"}',
+        '{"ply": 0, "move": {"type": "move", "from": "tableau-0"}}',
+        '{"ply": 0, "move": {"type": "move", "from": "nowhere", "to": "x", "count": 1}}',
+        '{"type": "dance"}',
+        '{"type": 7}',
+    ],
+)
+async def test_a_malformed_frame_is_invalid_and_the_socket_stays_open(
+    alice_socket: Any, game: Game, frame: str | bytes
+) -> None:
+    if isinstance(frame, bytes):
+        await alice_socket.send_to(bytes_data=frame)
+    else:
+        await alice_socket.send_to(text_data=frame)
+    message = await receive(alice_socket)
+
+    assert message["type"] == "error"
+    assert message["error"] in {"invalid", "illegal_move"}
+    if message["error"] == "illegal_move":  # a well-formed move naming no pile of this variant
+        assert "nowhere" in frame
+    assert message["detail"]
+    move = await a_legal_move(game.pk)
+    await alice_socket.send_json_to({"ply": 0, "move": move})
+    assert (await receive(alice_socket))["game"]["ply"] == 1
+
+
+# --- pushes -------------------------------------------------------------------------------
+
+
+async def test_a_move_made_through_the_service_is_pushed(
+    alice_socket: Any, game: Game, alice: tuple[Player, str]
+) -> None:
+    move = await a_legal_move(game.pk)
+
+    await database_sync_to_async(services.game_move)(
+        game_id=game.pk, player=alice[0], ply=0, move=move
+    )
+    message = await receive(alice_socket)
+
+    assert message == {"type": "game", "game": await payload_of(game.pk)}
+    assert message["game"]["ply"] == 1
+
+
+async def test_a_move_on_one_tab_is_pushed_to_the_other(
+    ws_connect: Any, alice_socket: Any, game: Game, alice: tuple[Player, str]
+) -> None:
+    other = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+    await receive(other)
+    move = await a_legal_move(game.pk)
+
+    await alice_socket.send_json_to({"ply": 0, "move": move})
+    answer = await receive(alice_socket)
+    pushed = await receive(other)
+
+    assert pushed == answer
+    assert await drain(alice_socket) == []
+    assert await drain(other) == []
+
+
+async def test_two_sockets_racing_the_same_ply_apply_it_once(
+    ws_connect: Any, alice_socket: Any, game: Game, alice: tuple[Player, str]
+) -> None:
+    other = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+    await receive(other)
+    move = await a_legal_move(game.pk)
+
+    await asyncio.gather(
+        alice_socket.send_json_to({"ply": 0, "move": move}),
+        other.send_json_to({"ply": 0, "move": move}),
+    )
+    first, second = await drain(alice_socket), await drain(other)
+
+    errors = [m for m in first + second if m["type"] == "error"]
+    assert [(e["error"], e["ply"]) for e in errors] == [("stale_ply", 1)]
+    winner = first if errors[0] in second else second
+    assert [m["type"] for m in winner] == ["game"]  # its answer, not pushed again
+    assert winner[0]["game"]["ply"] == 1
+    loser = second if winner is first else first
+    assert [m["game"]["ply"] for m in loser if m["type"] == "game"] == [1]
+    stored = await database_sync_to_async(Game.objects.get)(pk=game.pk)
+    assert (stored.ply, stored.moves) == (1, [move])
+
+
+# --- rate limits --------------------------------------------------------------------------
+
+
+@override_settings(WEBSOCKET_RATE_LIMITS={"socket": {"frames": 3, "seconds": 60}})
+async def test_too_many_frames_on_a_socket_close_it_4429(alice_socket: Any) -> None:
+    for _ in range(3):
+        await alice_socket.send_to(text_data="{}")
+        assert (await receive(alice_socket))["error"] == "invalid"
+
+    await alice_socket.send_to(text_data="{}")
+    message = await receive(alice_socket)
+
+    assert message["type"] == "error"
+    assert message["error"] == "rate_limited"
+    assert message["detail"]
+    assert await close_code(alice_socket) == 4429
+
+
+@override_settings(
+    WEBSOCKET_RATE_LIMITS={
+        "socket": {"frames": 100, "seconds": 1},
+        "player": {"frames": 4, "seconds": 60},
+    }
+)
+async def test_too_many_frames_from_a_player_close_the_socket_4429(
+    ws_connect: Any, alice_socket: Any, game: Game, alice: tuple[Player, str]
+) -> None:
+    other = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+    await receive(other)
+    for communicator in (alice_socket, other, alice_socket, other):
+        await communicator.send_to(text_data=json.dumps({"type": "dance"}))
+        assert (await receive(communicator))["error"] == "invalid"
+
+    await alice_socket.send_to(text_data="{}")
+
+    assert (await receive(alice_socket))["error"] == "rate_limited"
+    assert await close_code(alice_socket) == 4429
+
+
+async def test_frames_within_the_default_limits_pass(alice_socket: Any) -> None:
+    for _ in range(15):
+        await alice_socket.send_to(text_data="{}")
+    messages = [await receive(alice_socket) for _ in range(15)]
+
+    assert {m["error"] for m in messages} == {"invalid"}
