@@ -17,6 +17,11 @@ class ErrorCode(enum.StrEnum):
     STALE_PLY = "stale_ply"
     GAME_OVER = "game_over"
     RATE_LIMITED = "rate_limited"
+    # Not used by api.md; the REST API answers them for requests outside the contract.
+    METHOD_NOT_ALLOWED = "method_not_allowed"
+    NOT_ACCEPTABLE = "not_acceptable"
+    UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
+    SERVER_ERROR = "server_error"
 
     @property
     def status(self) -> int:
@@ -32,6 +37,10 @@ _STATUS = {
     ErrorCode.STALE_PLY: 409,
     ErrorCode.GAME_OVER: 409,
     ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.METHOD_NOT_ALLOWED: 405,
+    ErrorCode.NOT_ACCEPTABLE: 406,
+    ErrorCode.UNSUPPORTED_MEDIA_TYPE: 415,
+    ErrorCode.SERVER_ERROR: 500,
 }
 
 

@@ -7,7 +7,7 @@ from typing import Any
 
 from games import clock
 from games.engine import player_view, state_from_json
-from games.models import Deal, Game, Variant
+from games.models import Deal, Game, Player, Variant
 from games.rulesets import compiled
 
 
@@ -16,6 +16,10 @@ def iso(moment: dt.datetime | None) -> str | None:
     if moment is None:
         return None
     return moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+
+
+def player_payload(player: Player) -> dict[str, Any]:
+    return {"id": player.pk, "nickname": player.nickname, "guest": player.is_guest}
 
 
 def variant_payload(variant: Variant, *, with_rules: bool = False) -> dict[str, Any]:
@@ -71,3 +75,11 @@ def game_payload(game: Game) -> dict[str, Any]:
         "foundation_cards": game.foundation_cards,
         "seed_text": game.seed_text if game.mode == Game.Mode.PRACTICE else None,
     }
+
+
+def replay_payload(game: Game) -> dict[str, Any]:
+    """Return the replay of api.md: the seed and the whole move log (undo included)."""
+    data: dict[str, Any] = {"seed": game.seed, "moves": game.moves, "status": game.status}
+    if game.mode == Game.Mode.PRACTICE:
+        data["seed_text"] = game.seed_text
+    return data

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 from django.db.models import Count, Q
@@ -26,9 +27,17 @@ def access_variant(slug: str) -> Variant:
     return variant
 
 
+DATE = re.compile(r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$")
+
+
 def check_date(text: str) -> dt.date:
-    """Return the date written ``YYYY-MM-DD``; raise ``not_found`` for anything else."""
+    """Return the date written ``YYYY-MM-DD``; raise ``not_found`` for anything else.
+
+    Only that form: ``fromisoformat`` alone would also take ``20261201`` or ``2026-W48-1``.
+    """
     try:
+        if not DATE.match(text):
+            raise ValueError(text)
         return dt.date.fromisoformat(text)
     except ValueError:
         raise ServiceError(ErrorCode.NOT_FOUND, f"{text!r} is not a date (YYYY-MM-DD).") from None
@@ -66,6 +75,8 @@ def access_game(game_id: str, player: Player | None) -> Game:
         return game
     if game.deal is not None and day_is_over(game.deal.date):
         return game
+    if player is None:
+        raise ServiceError(ErrorCode.NOT_AUTHENTICATED, "Log in to see your games.")
     raise ServiceError(ErrorCode.FORBIDDEN, "Only its player may see a game before its day ends.")
 
 

@@ -63,3 +63,20 @@ def player_entry(entries: list[dict[str, Any]], nickname: str) -> dict[str, Any]
     """Return the entry of the player named ``nickname`` (any case), or None."""
     wanted = nickname.lower()
     return next((e for e in entries if e["player"].lower() == wanted), None)
+
+
+def leaderboard(deal: Deal, *, nickname: str | None = None, limit: int = 100) -> dict[str, Any]:
+    """Return the leaderboard object of api.md: the top ``limit`` entries, plus, when
+    ``nickname`` is given, that player's entry as ``player_entry`` (also kept in ``entries``)."""
+    ranked = ranked_entries(deal)
+    data: dict[str, Any] = {
+        "variant": deal.variant.slug,
+        "date": deal.date.isoformat(),
+        "entries": ranked[:limit],
+    }
+    if nickname is not None:
+        mine = player_entry(ranked, nickname)
+        if mine is not None and mine["rank"] > limit:
+            data["entries"] = [*data["entries"], mine]
+        data["player_entry"] = mine
+    return data

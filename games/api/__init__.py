@@ -1,0 +1,1 @@
+"""The REST API of api.md: thin DRF views over the services and selectors."""

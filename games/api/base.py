@@ -1,0 +1,56 @@
+"""What every API view shares: JSON in and out whatever the headers say, and the body check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework.exceptions import ParseError
+from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.parsers import JSONParser
+from rest_framework.renderers import BaseRenderer, JSONRenderer
+from rest_framework.request import Request
+from rest_framework.views import APIView
+
+from games.errors import ErrorCode, ServiceError
+
+
+class StrictJSONParser(JSONParser):
+    """Parse JSON, refusing nesting too deep for Python's parser as malformed (not a 500)."""
+
+    def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
+        try:
+            return super().parse(stream, media_type, parser_context)
+        except RecursionError:
+            raise ParseError("JSON parse error - nested too deeply.") from None
+
+
+class AnyTypeJSONParser(StrictJSONParser):
+    """Read any body as JSON: all bodies are JSON, so a wrong Content-Type is not an excuse for a
+    415 and a body that is not JSON is 400 ``invalid`` whatever its declared type."""
+
+    media_type = "*/*"
+
+
+class JSONOnly(DefaultContentNegotiation):
+    """Answer JSON whatever ``Accept`` or ``?format=`` asks for."""
+
+    def select_renderer(
+        self, request: Request, renderers: list[BaseRenderer], format_suffix: Any = None
+    ) -> tuple[BaseRenderer, str]:
+        return renderers[0], renderers[0].media_type
+
+
+class ApiView(APIView):
+    """Base of the API views."""
+
+    parser_classes = [StrictJSONParser, AnyTypeJSONParser]
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = JSONOnly
+
+
+def json_object(request: Request) -> dict[str, Any]:
+    """Return the request body, which must be a JSON object (an empty body counts as ``{}``)."""
+    data = request.data
+    if not isinstance(data, dict):
+        raise ServiceError(ErrorCode.INVALID, "The body must be a JSON object.")
+    return data

@@ -1,0 +1,302 @@
+"""REST views of api.md: parse the request, call one service or selector, answer its payload.
+
+Refusals are ``ServiceError``s raised by the services and selectors; ``games.api.exceptions``
+turns them, and DRF's own exceptions, into the error body of api.md.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import login, logout
+from django.middleware.csrf import get_token
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import AllowAny, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from games import payloads, selectors, services
+from games.api import docs, throttles
+from games.api.base import ApiView, json_object
+from games.errors import ErrorCode as E
+from games.models import Player
+
+
+def _player(request: Request) -> Player | None:
+    return request.user if request.user.is_authenticated else None  # type: ignore[return-value]
+
+
+def _signed_in(request: Request, player: Player, *, created: bool) -> Response:
+    """Log the browser session in as ``player`` and answer its token."""
+    login(request._request, player, backend="django.contrib.auth.backends.ModelBackend")
+    body = {
+        "token": services.player_token(player=player),
+        "player": payloads.player_payload(player),
+    }
+    return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
+# --- players and authentication -------------------------------------------------------------
+
+
+class CsrfView(ApiView):
+    @extend_schema(
+        tags=["auth"],
+        summary="Get a CSRF token (and its cookie) for session-authenticated unsafe requests",
+        responses=docs.responses({200: docs.CsrfBody}),
+    )
+    def get(self, request: Request) -> Response:
+        return Response({"csrf_token": get_token(request._request)})
+
+
+class GuestView(ApiView):
+    throttle_classes = throttles.AUTH
+
+    @extend_schema(
+        tags=["auth"],
+        summary="Create a guest player and log the session in",
+        request=docs.NicknameBody,
+        responses=docs.responses({201: docs.TokenBody}, E.INVALID, E.RATE_LIMITED),
+    )
+    def post(self, request: Request) -> Response:
+        body = json_object(request)
+        player = services.player_create_guest(nickname=body.get("nickname"))
+        return _signed_in(request, player, created=True)
+
+
+class RegisterView(ApiView):
+    throttle_classes = throttles.AUTH
+
+    @extend_schema(
+        tags=["auth"],
+        summary="Create a player with a password and log the session in",
+        request=docs.CredentialsBody,
+        responses=docs.responses({201: docs.TokenBody}, E.INVALID, E.RATE_LIMITED),
+    )
+    def post(self, request: Request) -> Response:
+        body = json_object(request)
+        player = services.player_register(
+            nickname=body.get("nickname"), password=body.get("password")
+        )
+        return _signed_in(request, player, created=True)
+
+
+class LoginView(ApiView):
+    throttle_classes = throttles.AUTH
+
+    @extend_schema(
+        tags=["auth"],
+        summary="Log in with a nickname and password (session and token)",
+        request=docs.CredentialsBody,
+        responses=docs.responses(
+            {200: docs.TokenBody}, E.INVALID, E.NOT_AUTHENTICATED, E.RATE_LIMITED
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        body = json_object(request)
+        player = services.player_login(
+            request=request._request, nickname=body.get("nickname"), password=body.get("password")
+        )
+        return _signed_in(request, player, created=False)
+
+
+class LogoutView(ApiView):
+    @extend_schema(
+        tags=["auth"],
+        summary="Log the session out (tokens stay valid; anonymous callers get 204 too)",
+        request=None,
+        responses=docs.responses({204: OpenApiResponse(description="Logged out.")}, E.FORBIDDEN),
+    )
+    def post(self, request: Request) -> Response:
+        logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        tags=["auth"],
+        summary="The current player",
+        responses=docs.responses({200: docs.PlayerBody}, E.NOT_AUTHENTICATED),
+    )
+    def get(self, request: Request) -> Response:
+        return Response(payloads.player_payload(request.user))  # type: ignore[arg-type]
+
+
+# --- variants and daily deals ---------------------------------------------------------------
+
+
+class VariantListView(ApiView):
+    @extend_schema(
+        tags=["variants"],
+        summary="The enabled variants",
+        responses=docs.responses({200: docs.VariantBody(many=True)}),
+    )
+    def get(self, request: Request) -> Response:
+        return Response([payloads.variant_payload(v) for v in selectors.variant_list()])
+
+
+class VariantDetailView(ApiView):
+    @extend_schema(
+        tags=["variants"],
+        summary="One enabled variant with its rules document",
+        parameters=[docs.SLUG],
+        responses=docs.responses({200: docs.VariantDetailBody}, E.NOT_FOUND),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        variant = selectors.access_variant(slug)
+        return Response(payloads.variant_payload(variant, with_rules=True))
+
+
+class DailyListView(ApiView):
+    @extend_schema(
+        tags=["daily"],
+        summary="Today's deal of every daily variant, with tomorrow's commitment",
+        responses=docs.responses({200: docs.DailyBody(many=True)}),
+    )
+    def get(self, request: Request) -> Response:
+        return Response(
+            [
+                {
+                    **selectors.daily_entry(today),
+                    "next": {"date": tomorrow.date.isoformat(), "commitment": tomorrow.commitment},
+                }
+                for today, tomorrow in services.daily_deals()
+            ]
+        )
+
+
+class DailyDetailView(ApiView):
+    @extend_schema(
+        tags=["daily"],
+        summary="A variant's deal of one day (seed revealed once the day has ended)",
+        parameters=[docs.SLUG, docs.DATE],
+        responses=docs.responses({200: docs.DealBody}, E.NOT_FOUND),
+    )
+    def get(self, request: Request, slug: str, date: str) -> Response:
+        deal = services.deal_of_day(slug=slug, date_text=date)
+        return Response(selectors.daily_entry(deal))
+
+
+# --- games ----------------------------------------------------------------------------------
+
+
+class GameListView(ApiView):
+    permission_classes = [IsAuthenticated]
+    throttle_classes = throttles.GAMES
+
+    @extend_schema(
+        tags=["games"],
+        summary="Start a game: today's daily deal (201, or 200 when it exists) or a practice deal",
+        request=docs.NewGameBody,
+        responses=docs.responses(
+            {
+                201: OpenApiResponse(docs.GameBody, description="A new game."),
+                200: OpenApiResponse(docs.GameBody, description="The caller's daily game."),
+            },
+            E.INVALID,
+            E.NOT_AUTHENTICATED,
+            E.FORBIDDEN,
+            E.RATE_LIMITED,
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        body = json_object(request)
+        game, created = services.game_start(
+            player=request.user,  # type: ignore[arg-type]
+            variant=body.get("variant"),
+            mode=body.get("mode"),
+            seed=body.get("seed"),
+        )
+        code = status.HTTP_201_CREATED if created else status.HTTP_200_OK
+        return Response(payloads.game_payload(game), status=code)
+
+
+class GameDetailView(ApiView):
+    @extend_schema(
+        tags=["games"],
+        summary="A game (its player; anyone once its daily deal's day has ended)",
+        parameters=[docs.GAME_ID],
+        responses=docs.responses(
+            {200: docs.GameBody}, E.NOT_AUTHENTICATED, E.FORBIDDEN, E.NOT_FOUND
+        ),
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        game = selectors.access_game(game_id, _player(request))
+        return Response(payloads.game_payload(services.game_close_if_expired(game=game)))
+
+
+class GameMoveView(ApiView):
+    permission_classes = [IsAuthenticated]
+    throttle_classes = throttles.MOVES
+
+    @extend_schema(
+        tags=["games"],
+        summary="Play a move at the game's current ply",
+        parameters=[docs.GAME_ID],
+        request=docs.PlyMoveBody,
+        responses=docs.responses(
+            {200: docs.GameBody},
+            E.INVALID,
+            E.NOT_AUTHENTICATED,
+            E.FORBIDDEN,
+            E.NOT_FOUND,
+            E.STALE_PLY,
+            E.GAME_OVER,
+            E.ILLEGAL_MOVE,
+            E.RATE_LIMITED,
+        ),
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        body = json_object(request)
+        game = services.game_move(
+            game_id=game_id,
+            player=request.user,  # type: ignore[arg-type]
+            ply=body.get("ply"),
+            move=body.get("move"),
+        )
+        return Response(payloads.game_payload(game))
+
+
+class GameResignView(ApiView):
+    permission_classes = [IsAuthenticated]
+    throttle_classes = throttles.MOVES
+
+    @extend_schema(
+        tags=["games"],
+        summary="Resign a game in play",
+        parameters=[docs.GAME_ID],
+        request=None,
+        responses=docs.responses(
+            {200: docs.GameBody}, E.NOT_AUTHENTICATED, E.FORBIDDEN, E.NOT_FOUND, E.GAME_OVER
+        ),
+    )
+    def post(self, request: Request, game_id: str) -> Response:
+        game = services.game_resign(game_id=game_id, player=request.user)  # type: ignore[arg-type]
+        return Response(payloads.game_payload(game))
+
+
+class GameReplayView(ApiView):
+    @extend_schema(
+        tags=["games"],
+        summary="A game's seed and full move log (its player once over; anyone after the day)",
+        parameters=[docs.GAME_ID],
+        responses=docs.responses(
+            {200: docs.ReplayBody}, E.NOT_AUTHENTICATED, E.FORBIDDEN, E.NOT_FOUND
+        ),
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        game = selectors.access_replay(game_id, _player(request))
+        return Response(payloads.replay_payload(services.game_close_if_expired(game=game)))
+
+
+class NotFoundView(ApiView):
+    """Answer every unknown path under ``/api/`` with the JSON 404 of api.md."""
+
+    schema = None
+    authentication_classes: list[type] = []
+    permission_classes = [AllowAny]
+
+    def initial(self, request: Request, *args: object, **kwargs: object) -> None:
+        raise NotFound(f"No API endpoint at {request.path}.")

@@ -1,0 +1,27 @@
+"""The REST API of api.md, mounted at ``/api/``; unknown paths below it answer a JSON 404."""
+
+from django.urls import include, path, re_path
+
+from games.api import views
+
+GAME = r"^games/(?P<game_id>[A-Za-z0-9_-]{1,64})/"
+
+urlpatterns = [
+    path("auth/csrf/", views.CsrfView.as_view(), name="api-csrf"),
+    path("auth/guest/", views.GuestView.as_view(), name="api-guest"),
+    path("auth/register/", views.RegisterView.as_view(), name="api-register"),
+    path("auth/login/", views.LoginView.as_view(), name="api-login"),
+    path("auth/logout/", views.LogoutView.as_view(), name="api-logout"),
+    path("me/", views.MeView.as_view(), name="api-me"),
+    path("variants/", views.VariantListView.as_view(), name="api-variants"),
+    path("variants/<slug:slug>/", views.VariantDetailView.as_view(), name="api-variant"),
+    path("daily/", views.DailyListView.as_view(), name="api-daily"),
+    path("daily/<slug:slug>/<str:date>/", views.DailyDetailView.as_view(), name="api-daily-day"),
+    path("games/", views.GameListView.as_view(), name="api-games"),
+    re_path(GAME + r"$", views.GameDetailView.as_view(), name="api-game"),
+    re_path(GAME + r"moves/$", views.GameMoveView.as_view(), name="api-game-moves"),
+    re_path(GAME + r"resign/$", views.GameResignView.as_view(), name="api-game-resign"),
+    re_path(GAME + r"replay/$", views.GameReplayView.as_view(), name="api-game-replay"),
+    path("", include("leaderboards.urls")),
+    re_path(r"", views.NotFoundView.as_view(), name="api-not-found"),
+]
