@@ -1,0 +1,121 @@
+"""Variants and daily deals through the REST API, across the UTC day boundary."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+
+import pytest
+from rest_framework.test import APIClient
+
+from games import clock
+from games.engine import builtin_rules, catalogue
+from games.models import Variant
+
+LAUNCH = ["caprice", "castile", "quadruple-canfield", "box-kite", "capricieuse"]
+NOON = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
+NEXT_DAY = dt.datetime(2026, 12, 2, 0, 0, 1, tzinfo=dt.UTC)
+
+pytestmark = pytest.mark.usefixtures("variants")
+
+
+def test_the_variants_are_listed_in_display_order() -> None:
+    answer = APIClient().get("/api/variants/")
+
+    assert answer.status_code == 200
+    expected = [e for e in catalogue() if e["launch"]]
+    assert answer.json() == [
+        {
+            "slug": e["slug"],
+            "name": e["name"],
+            "description": e["description"],
+            "decks": e["rules"].get("decks", 1),
+            "daily": True,
+        }
+        for e in expected
+    ]
+    assert sorted(v["slug"] for v in answer.json()) == sorted(LAUNCH)
+
+
+def test_a_variant_comes_with_its_rules() -> None:
+    answer = APIClient().get("/api/variants/box-kite/")
+
+    assert answer.status_code == 200
+    assert answer.json()["slug"] == "box-kite"
+    assert answer.json()["rules"] == builtin_rules("box-kite")
+
+
+def test_an_unknown_or_disabled_variant_is_404() -> None:
+    Variant.objects.filter(slug="castile").update(enabled=False)
+
+    for url in ("/api/variants/nope/", "/api/variants/castile/", "/api/daily/castile/2026-12-01/"):
+        answer = APIClient().get(url)
+        assert answer.status_code == 404
+        assert answer.json()["error"] == "not_found"
+    assert "castile" not in [v["slug"] for v in APIClient().get("/api/variants/").json()]
+
+
+def test_today_lists_one_deal_per_daily_variant_with_tomorrows_commitment(join) -> None:
+    # given one player on today's caprice
+    alice = join("Alice")
+    with clock.frozen(NOON):
+        alice.post("/api/games/", {"variant": "caprice", "mode": "daily"}, "json")
+
+        # when
+        answer = APIClient().get("/api/daily/")
+        tomorrow = APIClient().get("/api/daily/caprice/2026-12-02/")
+
+    # then
+    assert answer.status_code == 200
+    items = {item["variant"]: item for item in answer.json()}
+    assert sorted(items) == sorted(LAUNCH)
+    caprice = items["caprice"]
+    assert caprice == {
+        "variant": "caprice",
+        "date": "2026-12-01",
+        "commitment": caprice["commitment"],
+        "seed": None,
+        "players": 1,
+        "finished": 0,
+        "next": {"date": "2026-12-02", "commitment": caprice["next"]["commitment"]},
+    }
+    assert len({item["commitment"] for item in items.values()}) == len(LAUNCH)
+    assert caprice["next"]["commitment"] != caprice["commitment"]
+    assert tomorrow.status_code == 404
+
+
+def test_the_seed_is_revealed_once_the_day_is_over() -> None:
+    # given yesterday's deal, seen while it was today
+    with clock.frozen(NOON):
+        then = APIClient().get("/api/daily/caprice/2026-12-01/").json()
+
+    # when
+    with clock.frozen(NEXT_DAY):
+        yesterday = APIClient().get("/api/daily/caprice/2026-12-01/")
+        today = APIClient().get("/api/daily/caprice/2026-12-02/")
+        tomorrow = APIClient().get("/api/daily/caprice/2026-12-03/")
+        never_dealt = APIClient().get("/api/daily/caprice/2026-11-20/")
+
+    # then
+    assert then["seed"] is None
+    assert yesterday.status_code == 200
+    seed = yesterday.json()["seed"]
+    assert yesterday.json() == {**then, "seed": seed}
+    assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == then["commitment"]
+    assert today.status_code == 200
+    assert today.json()["seed"] is None
+    assert today.json()["date"] == "2026-12-02"
+    assert tomorrow.status_code == 404
+    assert tomorrow.json() == {
+        "error": "not_found",
+        "detail": "That day has not begun: its deal is secret.",
+    }
+    assert never_dealt.status_code == 404
+
+
+@pytest.mark.parametrize("date", ["2026-13-01", "20261201", "2026-W48-1", "yesterday", "2026-12-1"])
+def test_a_bad_date_is_404(date: str) -> None:
+    answer = APIClient().get(f"/api/daily/caprice/{date}/")
+
+    assert answer.status_code == 404
+    assert answer.json()["error"] == "not_found"
