@@ -1,4 +1,5 @@
-# Daily Patience: `make run` serves the app, `make test` runs lint, format check and tests.
+# Daily Patience: `make run` serves the app, `make test` runs lint, format check and tests
+# (then the browser tests in their own pytest run: sync Playwright and pytest-asyncio clash).
 
 PYTHON_BOOT := $(shell command -v python3.11 || command -v python3)
 VENV := .venv
@@ -12,7 +13,8 @@ run: $(VENV)/.installed-run
 	$(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port 8000
 
 test: $(VENV)/.installed-dev lint
-	$(BIN)/pytest
+	$(BIN)/pytest -m "not browser"
+	$(BIN)/pytest -m browser tests/e2e -p no:asyncio -W ignore::pytest.PytestConfigWarning
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .

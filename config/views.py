@@ -2,8 +2,10 @@
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.csrf import ensure_csrf_cookie
 
 
+@ensure_csrf_cookie
 def front_page(request: HttpRequest) -> HttpResponse:
-    """Render the front page, ``frontend/index.html``."""
+    """Serve the browser client, ``frontend/index.html``, with the CSRF cookie its POSTs need."""
     return render(request, "index.html")

@@ -1,0 +1,49 @@
+// Daily Patience: the single-page client. Hash routes: #/ (home), #/play/<id>, #/daily/<slug>/<date>.
+import { homeView } from "./home.js";
+import { loadIdentity, onIdentityChange, renderIdentity, session } from "./identity.js";
+import { leaderboardView } from "./leaderboard.js";
+import { playView } from "./play.js";
+
+const root = document.getElementById("view");
+const identityArea = document.getElementById("identity");
+let cleanup = null;
+let routeCount = 0;
+
+function parseRoute() {
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === "play" && parts[1]) return { name: "play", id: parts[1] };
+  if (parts[0] === "daily" && parts[1] && parts[2]) return { name: "leaderboard", slug: parts[1], date: parts[2] };
+  return { name: "home" };
+}
+
+async function route() {
+  const current = ++routeCount;
+  if (cleanup) cleanup();
+  cleanup = null;
+  const where = parseRoute();
+  document.body.dataset.route = where.name;
+  let close = null;
+  if (where.name === "play") close = await playView(root, where.id);
+  else if (where.name === "leaderboard") close = await leaderboardView(root, where.slug, where.date);
+  else close = await homeView(root);
+  if (current !== routeCount) {
+    if (close) close();
+    return;
+  }
+  cleanup = close;
+  root.dataset.ready = where.name;
+}
+
+let started = false;
+onIdentityChange(() => {
+  renderIdentity(identityArea);
+  // Redraw the page for the new player (their leaderboard row, their buttons), not a game in play.
+  if (started && parseRoute().name !== "play") route();
+});
+
+window.addEventListener("hashchange", route);
+
+await loadIdentity();
+if (!session.known) renderIdentity(identityArea);
+started = true;
+route();

@@ -1,0 +1,118 @@
+// Who is playing: the nickname in the header, the guest / log in / register form, and logout.
+import { api } from "./api.js";
+import { h, mount, say } from "./dom.js";
+
+export const session = { player: null, known: false };
+const listeners = new Set();
+
+export function onIdentityChange(fn) {
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+function setPlayer(player) {
+  session.player = player;
+  session.known = true;
+  for (const fn of listeners) fn(player);
+}
+
+export async function loadIdentity() {
+  try {
+    setPlayer(await api("GET", "/api/me/"));
+  } catch (error) {
+    if (error.status !== 401 && error.status !== 403) console.warn(error);
+    setPlayer(null);
+  }
+  return session.player;
+}
+
+/** Render the header's identity area: the nickname and logout, or a sign-in form. */
+export function renderIdentity(area) {
+  if (session.player) {
+    const logout = h("button", { type: "button", class: "link-button", id: "logout" }, "Log out");
+    logout.addEventListener("click", async () => {
+      try {
+        await api("POST", "/api/auth/logout/");
+      } catch (error) {
+        console.warn(error);
+      }
+      setPlayer(null);
+      location.hash = "#/";
+    });
+    mount(
+      area,
+      h("p", { class: "who" }, "Playing as ", h("strong", { id: "nickname" }, session.player.nickname)),
+      logout,
+    );
+    return;
+  }
+  mount(area, identityForm());
+}
+
+function identityForm() {
+  const message = h("div", { class: "form-message", "aria-live": "assertive", id: "identity-message" });
+  const nickname = h("input", {
+    id: "identity-nickname",
+    name: "nickname",
+    autocomplete: "username",
+    required: true,
+    minlength: 3,
+    maxlength: 24,
+    pattern: "[A-Za-z0-9_\\-]{3,24}",
+    placeholder: "Nickname",
+  });
+  const password = h("input", {
+    id: "identity-password",
+    name: "password",
+    type: "password",
+    autocomplete: "current-password",
+    placeholder: "Password (to log in or register)",
+  });
+  const form = h(
+    "form",
+    { class: "identity-form", id: "identity-form", "aria-label": "Choose a nickname or log in" },
+    h("label", { for: "identity-nickname" }, "Nickname"),
+    nickname,
+    h("button", { type: "submit", value: "guest", id: "play-as-guest" }, "Play as guest"),
+    h("label", { for: "identity-password", class: "visually-hidden" }, "Password"),
+    password,
+    h("button", { type: "submit", value: "login", class: "secondary", id: "login" }, "Log in"),
+    h("button", { type: "submit", value: "register", class: "secondary", id: "register" }, "Register"),
+    message,
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    const action = (event.submitter && event.submitter.value) || "guest";
+    const name = nickname.value.trim();
+    if (!name) {
+      say(message, "Pick a nickname: 3 to 24 letters, digits, _ or -.", "error");
+      nickname.focus();
+      return;
+    }
+    const body = { nickname: name };
+    if (action !== "guest") {
+      if (!password.value) {
+        say(message, "Type your password to log in or register.", "error");
+        password.focus();
+        return;
+      }
+      body.password = password.value;
+    }
+    for (const button of form.querySelectorAll("button")) button.disabled = true;
+    try {
+      const answer = await api("POST", `/api/auth/${action}/`, body);
+      setPlayer(answer.player);
+    } catch (error) {
+      say(message, error.detail, "error");
+      for (const button of form.querySelectorAll("button")) button.disabled = false;
+    }
+  });
+  return form;
+}
+
+/** Point the player at the sign-in form when an action needs a player. */
+export function askForIdentity(text) {
+  const message = document.getElementById("identity-message");
+  say(message, text || "Pick a nickname first (or log in).", "error");
+  document.getElementById("identity-nickname")?.focus();
+}

@@ -1,0 +1,145 @@
+// The leaderboard of one daily deal, kept live by the deal's WebSocket.
+import { api, socketUrl } from "./api.js";
+import { h, mount, say, formatDuration } from "./dom.js";
+import { session } from "./identity.js";
+
+const STATUS_WORDS = { won: "won", resigned: "resigned", playing: "playing" };
+
+export async function leaderboardView(root, slug, date) {
+  const message = h("div", { class: "messages", "aria-live": "polite", id: "leaderboard-message" });
+  const heading = h("h2", { id: "leaderboard-title" }, `Leaderboard · ${date}`);
+  const deal = h("div", { class: "deal-proof", id: "deal-proof" });
+  const body = h("tbody", { id: "leaderboard-rows" });
+  const table = h(
+    "table",
+    { class: "leaderboard", "aria-labelledby": "leaderboard-title" },
+    h(
+      "thead",
+      {},
+      h(
+        "tr",
+        {},
+        ["Rank", "Player", "Status", "Foundation cards", "Moves", "Duration"].map((label, i) =>
+          h("th", { scope: "col", class: i >= 3 ? "num" : null }, label),
+        ),
+      ),
+    ),
+    body,
+  );
+  const feed = h("ol", { class: "feed", id: "live-feed", "aria-live": "polite", "aria-relevant": "additions" });
+  const liveState = h("span", { class: "live-state", id: "live-state" }, "connecting…");
+  mount(
+    root,
+    h(
+      "section",
+      { class: "leaderboard-view", "aria-labelledby": "leaderboard-title" },
+      heading,
+      deal,
+      message,
+      h("div", { class: "leaderboard-layout" },
+        h("div", {}, table),
+        h(
+          "aside",
+          { class: "live", "aria-label": "Live progress" },
+          h("h3", {}, "Live ", liveState),
+          feed,
+        ),
+      ),
+    ),
+  );
+
+  const showEntries = (entries) => {
+    if (!entries.length) {
+      mount(body, h("tr", {}, h("td", { colspan: 6, class: "empty" }, "No finished game yet.")));
+      return;
+    }
+    mount(
+      body,
+      entries.map((entry) =>
+        h(
+          "tr",
+          { class: session.player && session.player.nickname === entry.player ? "me" : null, dataset: { player: entry.player } },
+          h("td", { class: "rank" }, entry.rank),
+          h("th", { scope: "row", class: "player" }, entry.player),
+          h("td", { class: `status ${entry.status}` }, STATUS_WORDS[entry.status] || entry.status),
+          h("td", { class: "num" }, entry.foundation_cards),
+          h("td", { class: "num" }, entry.moves),
+          h("td", { class: "num" }, formatDuration(entry.duration_ms)),
+        ),
+      ),
+    );
+  };
+
+  const path = `${encodeURIComponent(slug)}/${encodeURIComponent(date)}`;
+  const [board, daily, variants] = await Promise.allSettled([
+    api("GET", `/api/leaderboards/${path}/`),
+    api("GET", `/api/daily/${path}/`),
+    api("GET", "/api/variants/"),
+  ]);
+  if (variants.status === "fulfilled") {
+    const variant = variants.value.find((item) => item.slug === slug);
+    if (variant) heading.textContent = `${variant.name} · leaderboard of ${date}`;
+  }
+  if (board.status === "fulfilled") showEntries(board.value.entries || []);
+  else say(message, board.reason.detail, "error");
+  if (daily.status === "fulfilled") {
+    const info = daily.value;
+    mount(
+      deal,
+      h(
+        "dl",
+        { class: "facts" },
+        h("div", {}, h("dt", {}, "Players"), h("dd", {}, info.players)),
+        h("div", {}, h("dt", {}, "Finished"), h("dd", {}, info.finished)),
+        h("div", {}, h("dt", { title: "SHA-256 of the deal's secret seed" }, "Commitment"), h("dd", {}, h("code", { class: "hash" }, info.commitment))),
+        h(
+          "div",
+          {},
+          h("dt", {}, "Seed"),
+          h("dd", { id: "seed" }, info.seed ? h("code", { class: "hash" }, info.seed) : "revealed once the day is over"),
+        ),
+      ),
+    );
+  }
+
+  let socket = null;
+  let closed = false;
+  let attempts = 0;
+  const connect = () => {
+    if (closed) return;
+    socket = new WebSocket(socketUrl(`/ws/daily/${path}/`));
+    socket.addEventListener("open", () => {
+      attempts = 0;
+      liveState.textContent = "connected";
+      liveState.dataset.state = "open";
+    });
+    socket.addEventListener("message", (event) => {
+      let data;
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      if (data.type === "leaderboard") showEntries(data.entries || []);
+      if (data.type === "progress") {
+        feed.prepend(
+          h("li", {}, h("strong", {}, data.player), `: ${data.foundation_cards} cards, ply ${data.ply}`),
+        );
+        while (feed.children.length > 30) feed.lastChild.remove();
+      }
+    });
+    socket.addEventListener("close", () => {
+      liveState.textContent = "disconnected";
+      liveState.dataset.state = "closed";
+      if (!closed && attempts < 5) {
+        attempts += 1;
+        setTimeout(connect, 1000 * attempts);
+      }
+    });
+  };
+  connect();
+  return () => {
+    closed = true;
+    if (socket) socket.close();
+  };
+}

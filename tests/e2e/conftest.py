@@ -1,0 +1,170 @@
+"""Browser-test fixtures: a uvicorn server with WebSockets on its own database, and Chromium.
+
+The browser tests run as their own pytest invocation
+(``pytest -m browser tests/e2e -p no:asyncio``): sync Playwright and pytest-asyncio cannot share
+one run. pytest-django's ``live_server`` serves no WebSockets, so the server is a uvicorn
+subprocess. Its database is a fresh SQLite file, or, when ``DATABASE_URL`` points at PostgreSQL
+(CI), a dedicated database created and dropped here.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+E2E_DATABASE = "daily_patience_e2e"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Skip every browser test, saying why, when Chromium or Playwright is missing."""
+    reason = None
+    if not Path(CHROMIUM).exists():
+        reason = f"{CHROMIUM} is missing: install it with `apt-get install -y chromium`"
+    else:
+        try:
+            import playwright.sync_api  # noqa: F401
+        except ImportError:
+            reason = "Playwright for Python is missing: install the dev extra"
+    if reason:
+        for item in items:
+            if "browser" in item.keywords:
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def postgres_admin(url: str, sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(with_database(url, "postgres"), autocommit=True) as connection:
+        connection.execute(sql)
+
+
+def manage(env: dict[str, str], *args: str) -> None:
+    subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True
+    )
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """Start uvicorn on a free port against a fresh database with the launch variants."""
+    tmp = tmp_path_factory.mktemp("e2e-server")
+    env = dict(os.environ)
+    env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+    env.update(
+        {
+            "SECRET_KEY": "e2e-secret-key-not-for-production",
+            "DEAL_SECRET": "e2e-deal-secret",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    base_url = os.environ.get("DATABASE_URL", "")
+    postgres = base_url.startswith(("postgres://", "postgresql://"))
+    if postgres:
+        postgres_admin(base_url, f'DROP DATABASE IF EXISTS "{E2E_DATABASE}" WITH (FORCE)')
+        postgres_admin(base_url, f'CREATE DATABASE "{E2E_DATABASE}"')
+        env["DATABASE_URL"] = with_database(base_url, E2E_DATABASE)
+    else:
+        env["DATABASE_URL"] = f"sqlite:///{tmp / 'e2e.sqlite3'}"
+        env.setdefault("DEBUG", "true")
+    manage(env, "migrate", "--noinput")
+    manage(env, "loadvariants")
+    port = free_port()
+    log = (tmp / "server.log").open("w")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port)],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/api/variants/", timeout=2):
+                    break
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                if process.poll() is not None or time.monotonic() > deadline:
+                    log.flush()
+                    raise RuntimeError(
+                        "the e2e server did not start:\n" + (tmp / "server.log").read_text()
+                    ) from None
+                time.sleep(0.2)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        log.close()
+        if postgres:
+            postgres_admin(base_url, f'DROP DATABASE IF EXISTS "{E2E_DATABASE}" WITH (FORCE)')
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def new_page(browser: Any, server: str) -> Iterator[Any]:
+    """Return a factory of pages, each in its own context (its own cookies), at 1280×800."""
+    contexts = []
+    errors: list[str] = []
+
+    def make() -> Any:
+        context = browser.new_context(viewport={"width": 1280, "height": 800}, base_url=server)
+        context.set_default_timeout(10_000)
+        contexts.append(context)
+        page = context.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        return page
+
+    yield make
+    for context in contexts:
+        context.close()
+    assert not errors, f"JavaScript errors on the page: {errors}"
