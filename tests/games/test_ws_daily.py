@@ -1,0 +1,198 @@
+"""The daily deal socket ``ws/daily/<slug>/<date>/``: leaderboard and progress, open to anyone."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from rest_framework.authtoken.models import Token
+
+from games import clock, services
+from games.engine import builtin_rules, legal_moves
+from games.models import Deal, Game, Player, Variant
+from leaderboards.selectors import LIVE_ENTRIES, ranked_entries
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+async def receive(communicator: Any) -> dict[str, Any]:
+    return await communicator.receive_json_from(timeout=5)
+
+
+async def close_code(communicator: Any) -> int:
+    output = await communicator.receive_output(timeout=5)
+    assert output["type"] == "websocket.close", output
+    return output["code"]
+
+
+def make_player(nickname: str) -> tuple[Player, str]:
+    player = services.player_create_guest(nickname=nickname)
+    return player, Token.objects.create(user=player).key
+
+
+def start(player: Player) -> Game:
+    return services.game_start(player=player, variant="box-kite", mode="daily")[0]
+
+
+@database_sync_to_async
+def a_legal_move(game_id: str) -> dict[str, Any]:
+    game = Game.objects.get(pk=game_id)
+    return legal_moves(services.engine_state(game))[0].to_json()
+
+
+@database_sync_to_async
+def top_entries(deal_id: int) -> list[dict[str, Any]]:
+    return ranked_entries(Deal.objects.select_related("variant").get(pk=deal_id))[:LIVE_ENTRIES]
+
+
+@pytest.fixture
+def today() -> str:
+    return clock.today().isoformat()
+
+
+@pytest.fixture
+def deal(ws_variants: Any) -> Deal:
+    return services.deal_get_or_create(variant=ws_variants["box-kite"], date=clock.today())
+
+
+@pytest.fixture
+async def watcher(ws_connect: Any, deal: Deal, today: str) -> Any:
+    """An anonymous socket on today's Box Kite deal, its first leaderboard already read."""
+    communicator = await ws_connect(f"/ws/daily/box-kite/{today}/")
+    assert await receive(communicator) == {"type": "leaderboard", "entries": []}
+    return communicator
+
+
+async def test_anyone_gets_the_leaderboard_on_connect(
+    ws_connect: Any, deal: Deal, today: str
+) -> None:
+    def finish_one() -> None:
+        player, _ = make_player("bob")
+        services.game_resign(game_id=start(player).pk, player=player)
+
+    await database_sync_to_async(finish_one)()
+
+    communicator = await ws_connect(f"/ws/daily/box-kite/{today}/")
+    message = await receive(communicator)
+
+    assert message == {"type": "leaderboard", "entries": await top_entries(deal.pk)}
+    assert [(e["rank"], e["player"], e["status"]) for e in message["entries"]] == [
+        (1, "bob", "resigned")
+    ]
+    assert await communicator.receive_nothing()
+
+
+async def test_a_move_is_pushed_as_progress(watcher: Any) -> None:
+    alice, _ = await database_sync_to_async(make_player)("alice")
+    game = await database_sync_to_async(start)(alice)
+    started = await receive(watcher)
+    move = await a_legal_move(game.pk)
+
+    await database_sync_to_async(services.game_move)(
+        game_id=game.pk, player=alice, ply=0, move=move
+    )
+    message = await receive(watcher)
+
+    assert started == {
+        "type": "progress",
+        "player": "alice",
+        "foundation_cards": game.foundation_cards,
+        "ply": 0,
+        "status": "playing",
+    }
+    stored = await database_sync_to_async(Game.objects.get)(pk=game.pk)
+    assert message == {
+        "type": "progress",
+        "player": "alice",
+        "foundation_cards": stored.foundation_cards,
+        "ply": 1,
+        "status": "playing",
+    }
+    assert await watcher.receive_nothing()
+
+
+async def test_a_move_over_the_game_socket_is_pushed_as_progress(
+    ws_connect: Any, watcher: Any
+) -> None:
+    alice, token = await database_sync_to_async(make_player)("alice")
+    game = await database_sync_to_async(start)(alice)
+    await receive(watcher)
+    player_socket = await ws_connect(f"/ws/games/{game.pk}/?token={token}")
+    await receive(player_socket)
+
+    await player_socket.send_json_to({"ply": 0, "move": await a_legal_move(game.pk)})
+    answer = await receive(player_socket)
+    message = await receive(watcher)
+
+    assert message["type"] == "progress"
+    assert (message["player"], message["ply"]) == ("alice", 1)
+    assert message["foundation_cards"] == answer["game"]["foundation_cards"]
+
+
+async def test_a_finished_game_pushes_the_leaderboard(watcher: Any, deal: Deal) -> None:
+    alice, _ = await database_sync_to_async(make_player)("alice")
+    game = await database_sync_to_async(start)(alice)
+    await receive(watcher)
+
+    await database_sync_to_async(services.game_resign)(game_id=game.pk, player=alice)
+    progress = await receive(watcher)
+    leaderboard = await receive(watcher)
+
+    assert progress["type"] == "progress"
+    assert progress["status"] == "resigned"
+    assert leaderboard == {"type": "leaderboard", "entries": await top_entries(deal.pk)}
+    assert [e["player"] for e in leaderboard["entries"]] == ["alice"]
+    assert leaderboard["entries"][0]["game"] == game.pk
+
+
+async def test_a_past_day_without_a_deal_has_an_empty_leaderboard(
+    ws_connect: Any, ws_variants: Any
+) -> None:
+    communicator = await ws_connect("/ws/daily/caprice/2020-01-01/")
+
+    assert await receive(communicator) == {"type": "leaderboard", "entries": []}
+
+
+async def test_what_a_watcher_sends_is_answered_invalid(watcher: Any) -> None:
+    await watcher.send_json_to({"ply": 0, "move": {"type": "deal"}})
+    await watcher.send_to(bytes_data=b"\xff")
+    await watcher.send_to(text_data="not json")
+
+    for _ in range(3):
+        message = await receive(watcher)
+        assert (message["type"], message["error"]) == ("error", "invalid")
+    assert await watcher.receive_nothing()
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/ws/daily/no-such-variant/{today}/",
+        "/ws/daily/canfield/{today}/",  # not offered
+        "/ws/daily/disabled/{today}/",
+        "/ws/daily/not-daily/{today}/",
+        "/ws/daily/box-kite/2026-13-01/",
+        "/ws/daily/box-kite/yesterday/",
+        "/ws/daily/box-kite/{tomorrow}/",
+    ],
+)
+async def test_an_unknown_deal_is_closed_4404(
+    ws_connect: Any, ws_variants: Any, today: str, path: str
+) -> None:
+    def more_variants() -> None:
+        rules = builtin_rules("caprice")
+        Variant.objects.create(slug="disabled", name="Off", rules=rules, enabled=False)
+        Variant.objects.create(slug="not-daily", name="Free", rules=rules, daily=False)
+
+    await database_sync_to_async(more_variants)()
+    tomorrow = (clock.today() + dt.timedelta(days=1)).isoformat()
+
+    communicator = await ws_connect(path.format(today=today, tomorrow=tomorrow))
+    message = await receive(communicator)
+
+    assert message["type"] == "error"
+    assert message["error"] == "not_found"
+    assert message["detail"]
+    assert await close_code(communicator) == 4404
