@@ -15,6 +15,7 @@ from games.payloads import iso
 
 CACHE_SECONDS = 300
 LIVE_ENTRIES = 20
+REST_ENTRIES = 100
 
 
 def _cache_key(deal_id: int) -> str:
@@ -65,10 +66,11 @@ def player_entry(entries: list[dict[str, Any]], nickname: str) -> dict[str, Any]
     return next((e for e in entries if e["player"].lower() == wanted), None)
 
 
-def leaderboard(deal: Deal, *, nickname: str | None = None, limit: int = 100) -> dict[str, Any]:
-    """Return the leaderboard object of api.md: the top ``limit`` entries, plus, when
+def leaderboard(deal: Deal, *, nickname: str | None = None) -> dict[str, Any]:
+    """Return the leaderboard object of api.md: the top ``REST_ENTRIES`` entries, plus, when
     ``nickname`` is given, that player's entry as ``player_entry`` (also kept in ``entries``)."""
     ranked = ranked_entries(deal)
+    limit = REST_ENTRIES
     data: dict[str, Any] = {
         "variant": deal.variant.slug,
         "date": deal.date.isoformat(),
