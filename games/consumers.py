@@ -18,7 +18,8 @@ A refused connection is accepted, told why with an error message
 
 ====== ================================================================================
  4403  ``not_authenticated`` (no session, no valid token) or ``forbidden`` (not the player)
- 4404  ``not_found``: no such game, variant or daily deal (unknown, disabled, bad or future date)
+ 4404  ``not_found``: no such game or daily deal (unknown variant, bad or future date, past
+       day never dealt), as REST answers 404
  4429  ``rate_limited``: too many frames (``settings.WEBSOCKET_RATE_LIMITS``)
 ====== ================================================================================
 
@@ -35,7 +36,7 @@ from asgiref.sync import sync_to_async
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 
-from games import clock, events, selectors, services, ws_limits
+from games import events, selectors, services, ws_limits
 from games.errors import ErrorCode, ServiceError
 from games.models import Game
 from games.payloads import game_payload
@@ -154,7 +155,7 @@ class GameConsumer(PatienceConsumer):
         game = selectors.access_game(self.game_id, user)
         if game.player_id != user.pk:
             raise ServiceError(ErrorCode.FORBIDDEN, "Only the game's player may connect.")
-        return game_payload(game)
+        return game_payload(services.game_close_if_expired(game=game))
 
     async def send_game(self, game: dict[str, Any]) -> None:
         self.last_sent = (game["ply"], game["status"])
@@ -222,13 +223,8 @@ class DailyConsumer(PatienceConsumer):
     def load_leaderboard(self, slug: str, date_text: str) -> tuple[str, list[dict[str, Any]]]:
         from leaderboards.selectors import LIVE_ENTRIES, ranked_entries
 
-        date = selectors.check_date(date_text)
-        deal = selectors.access_past_or_present_deal(slug, date)
-        group = events.daily_group(slug, date.isoformat())
-        if deal is None:
-            return group, []
-        if deal.date < clock.today():
-            services.games_close_expired(deal=deal)
+        deal = services.deal_of_day(slug=slug, date_text=date_text)
+        group = events.daily_group(deal.variant.slug, deal.date.isoformat())
         return group, ranked_entries(deal)[:LIVE_ENTRIES]
 
     async def daily_progress(self, event: dict[str, Any]) -> None:

@@ -147,12 +147,11 @@ async def test_a_finished_game_pushes_the_leaderboard(watcher: Any, deal: Deal) 
     assert leaderboard["entries"][0]["game"] == game.pk
 
 
-async def test_a_past_day_without_a_deal_has_an_empty_leaderboard(
-    ws_connect: Any, ws_variants: Any
-) -> None:
-    communicator = await ws_connect("/ws/daily/caprice/2020-01-01/")
+async def test_today_is_dealt_on_demand(ws_connect: Any, ws_variants: Any, today: str) -> None:
+    communicator = await ws_connect(f"/ws/daily/caprice/{today}/")
 
     assert await receive(communicator) == {"type": "leaderboard", "entries": []}
+    assert await database_sync_to_async(Deal.objects.filter(variant__slug="caprice").count)() == 1
 
 
 async def test_what_a_watcher_sends_is_answered_invalid(watcher: Any) -> None:
@@ -176,6 +175,7 @@ async def test_what_a_watcher_sends_is_answered_invalid(watcher: Any) -> None:
         "/ws/daily/box-kite/2026-13-01/",
         "/ws/daily/box-kite/yesterday/",
         "/ws/daily/box-kite/{tomorrow}/",
+        "/ws/daily/caprice/2020-01-01/",  # never dealt
     ],
 )
 async def test_an_unknown_deal_is_closed_4404(

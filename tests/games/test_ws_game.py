@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
 import json
 from importlib.util import find_spec
 from typing import Any
@@ -12,7 +13,7 @@ from channels.db import database_sync_to_async
 from django.test import Client, override_settings
 from rest_framework.authtoken.models import Token
 
-from games import services
+from games import clock, services
 from games.engine import legal_moves
 from games.models import Game, Player
 from games.payloads import game_payload
@@ -407,3 +408,16 @@ async def test_frames_within_the_default_limits_pass(alice_socket: Any) -> None:
     messages = [await receive(alice_socket) for _ in range(15)]
 
     assert {m["error"] for m in messages} == {"invalid"}
+
+
+async def test_a_daily_game_left_playing_after_its_day_is_closed_on_connect(
+    ws_connect: Any, game: Game, alice: tuple[Player, str]
+) -> None:
+    tomorrow = clock.now() + dt.timedelta(days=1)
+
+    with clock.frozen(tomorrow):
+        communicator = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+        message = await receive(communicator)
+
+    assert message["game"]["status"] == "resigned"
+    assert (await payload_of(game.pk))["status"] == "resigned"
