@@ -63,6 +63,9 @@ def database_config(env: Mapping[str, str], base_dir: Path) -> dict[str, Any]:
             # Writers take the lock when their transaction begins, so two requests racing on one
             # game serialize (the second then sees the new ply) instead of failing as "locked".
             "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
+            # Tests use a file too: an in-memory database shares one cache between connections,
+            # where concurrent writers fail at once instead of waiting their turn.
+            "TEST": {"NAME": str(base_dir / "var" / f"test-{os.getpid()}.sqlite3")},
         }
     config = environ.Env.db_url_config(url)
     if config.get("ENGINE") == "django.db.backends.postgresql":

@@ -75,6 +75,8 @@ TEMPLATES = [
 ]
 
 DATABASES = {"default": config_env.database_config(ENV, BASE_DIR)}
+if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
+    (BASE_DIR / "var").mkdir(exist_ok=True)  # the test database file lives there
 CHANNEL_LAYERS = config_env.channel_layers_config(ENV)
 CACHES = config_env.cache_config(ENV)
 REDIS_URL = ENV.get("REDIS_URL") or None

@@ -15,11 +15,11 @@ SERVICES = {
 
 
 def test_embedded_default_uses_sqlite_memory_layer_and_locmem_cache() -> None:
-    assert config_env.database_config({}, BASE) == {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": str(BASE / "db.sqlite3"),
-        "OPTIONS": {"transaction_mode": "IMMEDIATE", "timeout": 20},
-    }
+    database = config_env.database_config({}, BASE)
+    assert database["ENGINE"] == "django.db.backends.sqlite3"
+    assert database["NAME"] == str(BASE / "db.sqlite3")
+    assert database["OPTIONS"] == {"transaction_mode": "IMMEDIATE", "timeout": 20}
+    assert database["TEST"]["NAME"].startswith(str(BASE / "var" / "test-"))
     assert config_env.channel_layers_config({}) == {
         "default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}
     }
