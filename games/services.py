@@ -208,7 +208,7 @@ def _new_game_id() -> str:
 
 
 def _enabled_variant(slug: Any) -> Variant:
-    if not isinstance(slug, str):
+    if not isinstance(slug, str) or "\x00" in slug:  # PostgreSQL refuses NUL in a query
         raise ServiceError(ErrorCode.INVALID, "Name the variant by its slug.", field="variant")
     variant = Variant.objects.filter(slug=slug, enabled=True).first()
     if variant is None:

@@ -102,6 +102,7 @@ def test_a_practice_game_is_dealt_from_its_seed_text(join) -> None:
     [
         ({"variant": "nope", "mode": "daily"}, "variant"),
         ({"variant": 3, "mode": "daily"}, "variant"),
+        ({"variant": "capr\x00ice", "mode": "daily"}, "variant"),
         ({"variant": "caprice", "mode": "ranked"}, "mode"),
         ({"variant": "caprice", "mode": "daily", "seed": "x"}, "seed"),
         ({"variant": "caprice", "mode": "practice", "seed": 12}, "seed"),
