@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from rest_framework.exceptions import ParseError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
@@ -54,3 +55,18 @@ def json_object(request: Request) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ServiceError(ErrorCode.INVALID, "The body must be a JSON object.")
     return data
+
+
+def check_same_origin(request: Request) -> None:
+    """Refuse a browser request sent by another site (login CSRF); raise ``forbidden``.
+
+    Browsers name the page's origin on cross-site POSTs; clients that send no ``Origin`` (scripts,
+    apps using tokens) are not browsers and pass.
+    """
+    origin = request.META.get("HTTP_ORIGIN")
+    if origin is None:
+        return
+    host = request.get_host()
+    allowed = {f"http://{host}", f"https://{host}", *settings.CSRF_TRUSTED_ORIGINS}
+    if origin not in allowed:
+        raise ServiceError(ErrorCode.FORBIDDEN, "Sign-in requests from another site are refused.")

@@ -17,7 +17,7 @@ from rest_framework.response import Response
 
 from games import payloads, selectors, services
 from games.api import docs, throttles
-from games.api.base import ApiView, json_object
+from games.api.base import ApiView, check_same_origin, json_object
 from games.errors import ErrorCode as E
 from games.models import Player
 
@@ -56,9 +56,10 @@ class GuestView(ApiView):
         tags=["auth"],
         summary="Create a guest player and log the session in",
         request=docs.NicknameBody,
-        responses=docs.responses({201: docs.TokenBody}, E.INVALID, E.RATE_LIMITED),
+        responses=docs.responses({201: docs.TokenBody}, E.INVALID, E.FORBIDDEN, E.RATE_LIMITED),
     )
     def post(self, request: Request) -> Response:
+        check_same_origin(request)
         body = json_object(request)
         player = services.player_create_guest(nickname=body.get("nickname"))
         return _signed_in(request, player, created=True)
@@ -71,9 +72,10 @@ class RegisterView(ApiView):
         tags=["auth"],
         summary="Create a player with a password and log the session in",
         request=docs.CredentialsBody,
-        responses=docs.responses({201: docs.TokenBody}, E.INVALID, E.RATE_LIMITED),
+        responses=docs.responses({201: docs.TokenBody}, E.INVALID, E.FORBIDDEN, E.RATE_LIMITED),
     )
     def post(self, request: Request) -> Response:
+        check_same_origin(request)
         body = json_object(request)
         player = services.player_register(
             nickname=body.get("nickname"), password=body.get("password")
@@ -89,10 +91,11 @@ class LoginView(ApiView):
         summary="Log in with a nickname and password (session and token)",
         request=docs.CredentialsBody,
         responses=docs.responses(
-            {200: docs.TokenBody}, E.INVALID, E.NOT_AUTHENTICATED, E.RATE_LIMITED
+            {200: docs.TokenBody}, E.INVALID, E.NOT_AUTHENTICATED, E.FORBIDDEN, E.RATE_LIMITED
         ),
     )
     def post(self, request: Request) -> Response:
+        check_same_origin(request)
         body = json_object(request)
         player = services.player_login(
             request=request._request, nickname=body.get("nickname"), password=body.get("password")

@@ -159,3 +159,28 @@ def test_a_session_post_needs_the_csrf_token() -> None:
     assert without.json()["error"] == "forbidden"
     assert without.json()["detail"].startswith("CSRF Failed")
     assert with_token.status_code == 201
+
+
+@pytest.mark.parametrize("path", ["/api/auth/guest/", "/api/auth/register/", "/api/auth/login/"])
+def test_a_sign_in_posted_by_another_site_is_refused(path: str) -> None:
+    # given a browser on another site posting a sign-in form (login CSRF)
+    client = APIClient()
+    body = {"nickname": "Mallory", "password": "a-long-enough-password-1"}
+
+    # when
+    answer = client.post(path, body, format="json", HTTP_ORIGIN="https://evil.example")
+
+    # then nobody is signed in and the refusal says why
+    assert answer.status_code == 403
+    assert answer.json() == {
+        "error": "forbidden",
+        "detail": "Sign-in requests from another site are refused.",
+    }
+    assert client.get("/api/me/").status_code == 401
+
+
+def test_a_sign_in_from_the_service_s_own_pages_is_accepted() -> None:
+    answer = APIClient().post(
+        "/api/auth/guest/", {"nickname": "Alice"}, format="json", HTTP_ORIGIN="http://testserver"
+    )
+    assert answer.status_code == 201
