@@ -46,23 +46,7 @@ async def ws_connect():
 @pytest.fixture
 def ws_variants(transactional_db):
     """Create the launch variants of the engine's catalogue (unless already there), by slug."""
-    from games.engine import catalogue
-    from games.models import Variant
-
-    made = {}
-    for entry in catalogue():
-        if entry["launch"]:
-            made[entry["slug"]], _ = Variant.objects.get_or_create(
-                slug=entry["slug"],
-                defaults={
-                    "name": entry["name"],
-                    "description": entry["description"],
-                    "rules": entry["rules"],
-                    "display_order": entry["order"],
-                    "daily": True,
-                },
-            )
-    return made
+    return _launch_variants()
 
 
 # --- REST API tests (tests/games/test_api_*.py, tests/leaderboards/) ------------------------
@@ -80,23 +64,12 @@ def _fresh_cache():
 
 
 def _launch_variants():
-    from games.engine import catalogue
+    """Load the launch variants as ``manage.py loadvariants`` does; return them by slug."""
     from games.models import Variant
+    from games.services import variants_load
 
-    made = {}
-    for entry in catalogue():
-        if entry["launch"]:
-            made[entry["slug"]], _ = Variant.objects.get_or_create(
-                slug=entry["slug"],
-                defaults={
-                    "name": entry["name"],
-                    "description": entry["description"],
-                    "rules": entry["rules"],
-                    "display_order": entry["order"],
-                    "daily": True,
-                },
-            )
-    return made
+    slugs = variants_load()
+    return {variant.slug: variant for variant in Variant.objects.filter(slug__in=slugs)}
 
 
 @pytest.fixture
