@@ -40,6 +40,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "channels",
     "games",
     "leaderboards",
@@ -139,6 +140,10 @@ SPECTACULAR_SETTINGS = {
     "leaderboards.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The interactive docs load Swagger UI from the service itself, not from a CDN.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
     "PARSER_WHITELIST": ["games.api.base.StrictJSONParser"],
     "ENUM_NAME_OVERRIDES": {
         "GameStatusEnum": ["playing", "won", "resigned"],

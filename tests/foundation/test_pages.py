@@ -35,6 +35,16 @@ def test_api_schema_and_docs_answer(client: Client) -> None:
     assert schema.status_code == 200
     assert schema.json()["info"]["title"] == "Daily Patience API"
     assert docs.status_code == 200
+    page = docs.content.decode()
+    # Swagger UI is served by the service itself: the docs work without internet access.
+    assert "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js" in page
+    assert "cdn" not in page.lower()
+    assert (
+        client.get(
+            "/static/drf_spectacular_sidecar/swagger-ui-dist/swagger-ui-bundle.js"
+        ).status_code
+        == 200
+    )
 
 
 def test_admin_login_page_answers(client: Client) -> None:
