@@ -286,13 +286,28 @@ def game_start(*, player: Player, variant: Any, mode: Any, seed: Any = None) -> 
     raise ServiceError(ErrorCode.INVALID, "The mode is 'daily' or 'practice'.", field="mode")
 
 
-def _locked_game(game_id: Any, player: Player) -> Game:
-    game = (
+def _lock(game_id: Any) -> Game | None:
+    """Return the game ``game_id`` with its row locked until the transaction ends, or None."""
+    return (
         Game.objects.select_for_update(of=("self",))
         .select_related("variant", "deal", "player")
         .filter(pk=str(game_id))
         .first()
     )
+
+
+def _close_expired(game_id: Any) -> tuple[Game | None, bool]:
+    """Lock a game and close it if its day is over; return it and whether it closed now."""
+    with transaction.atomic():
+        game = _lock(game_id)
+        if game is None or not _close_if_day_over(game):
+            return game, False
+        transaction.on_commit(lambda: events.game_changed(game))
+    return game, True
+
+
+def _locked_game(game_id: Any, player: Player) -> Game:
+    game = _lock(game_id)
     if game is None:
         raise ServiceError(ErrorCode.NOT_FOUND, "No such game.")
     if game.player_id != player.pk:
@@ -397,8 +412,9 @@ def game_resign(*, game_id: Any, player: Player) -> Game:
     """Resign a game in play; its result stands on what it reached."""
     with transaction.atomic():
         game = _locked_game(game_id, player)
-        if _close_if_day_over(game) or game.is_over:
+        if _close_if_day_over(game):
             transaction.on_commit(lambda: events.game_changed(game))
+        if game.is_over:
             error = ServiceError(ErrorCode.GAME_OVER, f"This game is over ({game.status}).")
         else:
             _finish(game, Game.Status.RESIGNED, clock.now())
@@ -415,15 +431,8 @@ def game_close_if_expired(*, game: Game) -> Game:
     after its day (so a read never shows a game that can no longer be played)."""
     if game.mode != Game.Mode.DAILY or game.is_over or game.date >= clock.today():
         return game
-    with transaction.atomic():
-        locked = (
-            Game.objects.select_for_update(of=("self",))
-            .select_related("deal", "variant", "player")
-            .get(pk=game.pk)
-        )
-        if _close_if_day_over(locked):
-            transaction.on_commit(lambda: events.game_changed(locked))
-    return locked
+    locked, _ = _close_expired(game.pk)
+    return locked or game
 
 
 def games_close_expired(*, deal: Deal | None = None) -> int:
@@ -440,15 +449,7 @@ def games_close_expired(*, deal: Deal | None = None) -> int:
         games = games.filter(deal=deal)
     ids = games.values_list("pk", flat=True)
     for game_id in list(ids):
-        with transaction.atomic():
-            game = (
-                Game.objects.select_for_update(of=("self",))
-                .select_related("deal", "variant", "player")
-                .get(pk=game_id)
-            )
-            if _close_if_day_over(game):
-                closed += 1
-                transaction.on_commit(lambda game=game: events.game_changed(game))
+        closed += _close_expired(game_id)[1]
     return closed
 
 
