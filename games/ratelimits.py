@@ -1,0 +1,149 @@
+"""Rate limits that hold across worker processes and concurrent requests.
+
+``hit(key, limit=..., seconds=...)`` counts one hit under ``key`` in a sliding window of
+``seconds`` (the two-bucket approximation: this fixed window's count plus the previous window's,
+weighted by how much of it the sliding window still covers) and says whether it is within
+``limit``. With ``REDIS_URL`` set the count is one Lua script on Redis, so it is atomic: N
+concurrent hits of one key get N distinct counts, whichever process makes them. Without Redis
+(the embedded default, one process) the count is kept in memory under a lock.
+
+Redis calls have short connect and read timeouts. When Redis cannot be reached the limit lets
+the hit through (a limit must never take the service down with it), logs a warning and leaves
+Redis alone for ``BREAKER_SECONDS`` so that a dead server costs one timeout, not one per request.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from dataclasses import dataclass
+
+import redis
+from django.conf import settings
+
+logger = logging.getLogger(__name__)
+
+KEY_PREFIX = "daily_patience:rate"
+CONNECT_TIMEOUT_SECONDS = 0.25
+READ_TIMEOUT_SECONDS = 0.25
+BREAKER_SECONDS = 5.0
+
+# Count a hit in this window and return it with the previous window's count. The key lives for
+# two windows, so the previous one is still there while it counts.
+_SCRIPT = """
+local hits = redis.call('INCRBY', KEYS[1], ARGV[1])
+if hits == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+local before = tonumber(redis.call('GET', KEYS[2]) or '0')
+return {hits, before}
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Whether a hit is within its limit, the count it made, and when to try again."""
+
+    allowed: bool
+    count: float
+    retry_after: float
+
+
+class _Redis:
+    """A lazily made client of ``settings.REDIS_URL`` with a circuit breaker."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._client: redis.Redis | None = None
+        self._script: object | None = None
+        self._url: str | None = None
+        self._down_until = 0.0
+
+    def counts(self, current: str, previous: str, cost: int, ttl_ms: int) -> tuple[int, int] | None:
+        """Return (this window's count, the previous one's), or None while Redis is away."""
+        url = settings.REDIS_URL
+        if not url or time.monotonic() < self._down_until:
+            return None
+        with self._lock:
+            if self._client is None or self._url != url:
+                self._client = redis.Redis.from_url(
+                    url,
+                    socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
+                    socket_timeout=READ_TIMEOUT_SECONDS,
+                    health_check_interval=30,
+                )
+                self._script = self._client.register_script(_SCRIPT)
+                self._url = url
+            script = self._script
+        try:
+            hits, before = script(keys=[current, previous], args=[cost, ttl_ms])  # type: ignore[operator]
+        except (redis.RedisError, OSError) as error:
+            self._down_until = time.monotonic() + BREAKER_SECONDS
+            logger.warning("rate limits: Redis unreachable, limits open for now: %s", error)
+            return None
+        self._down_until = 0.0
+        return int(hits), int(before)
+
+
+class _Memory:
+    """Windows counted in this process, for the embedded default."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._counts: dict[str, tuple[int, float]] = {}
+
+    def counts(self, current: str, previous: str, cost: int, ttl_ms: int) -> tuple[int, int]:
+        now = time.monotonic()
+        with self._lock:
+            if len(self._counts) > 10_000:
+                self._counts = {k: v for k, v in self._counts.items() if v[1] > now}
+            hits, expires = self._counts.get(current, (0, 0.0))
+            if expires <= now:
+                hits, expires = 0, now + ttl_ms / 1000
+            hits += cost
+            self._counts[current] = (hits, expires)
+            before, before_expires = self._counts.get(previous, (0, 0.0))
+            return hits, before if before_expires > now else 0
+
+    def clear(self) -> None:
+        with self._lock:
+            self._counts.clear()
+
+
+_redis = _Redis()
+_memory = _Memory()
+
+
+def hit(
+    key: str, *, limit: int, seconds: float, cost: int = 1, now: float | None = None
+) -> Verdict:
+    """Count ``cost`` hits under ``key`` and tell whether the sliding window is within ``limit``.
+
+    A refused hit still counts, so a client that keeps knocking stays refused.
+    """
+    moment = time.time() if now is None else now
+    position = moment / seconds
+    window = math.floor(position)
+    current = f"{KEY_PREFIX}:{key}:{window}"
+    previous = f"{KEY_PREFIX}:{key}:{window - 1}"
+    ttl_ms = math.ceil(seconds * 2000) + 1000
+    counted = _redis.counts(current, previous, cost, ttl_ms) if settings.REDIS_URL else None
+    if counted is None:
+        if settings.REDIS_URL:  # Redis is away: let the hit through
+            return Verdict(True, 0.0, 0.0)
+        counted = _memory.counts(current, previous, cost, ttl_ms)
+    hits, before = counted
+    elapsed = position - window
+    count = hits + before * (1 - elapsed)
+    if count <= limit:
+        return Verdict(True, count, 0.0)
+    # The count falls below the limit as the previous window slides out, or at the next window.
+    retry = (1 - elapsed) * seconds
+    if before and hits <= limit:
+        retry = min(retry, max(0.0, (count - limit) / before * seconds))
+    return Verdict(False, count, max(retry, 0.001))
+
+
+def reset_memory() -> None:
+    """Forget the in-process counts (tests; Redis counts expire on their own)."""
+    _memory.clear()
