@@ -108,6 +108,9 @@ class Deal(models.Model):
     seed = models.CharField(max_length=64, help_text="Secret until the day is over (hex).")
     commitment = models.CharField(max_length=64, help_text="SHA-256 of the seed (hex).")
     rules = models.JSONField(help_text="The rules document as it was when the deal was made.")
+    results_count = models.PositiveIntegerField(
+        default=0, help_text="Verified results of the deal (counted as each one is sealed)."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -141,14 +144,19 @@ class Game(models.Model):
     )
     seed = models.CharField(max_length=64, help_text="The deal's seed (hex).")
     seed_text = models.CharField(max_length=200, blank=True, help_text="Practice seed text.")
+    seed_chosen = models.BooleanField(
+        default=True, help_text="The player chose the practice seed text (else it stays hidden)."
+    )
     rules = models.JSONField(help_text="The rules document the game is played by (frozen).")
-    moves = models.JSONField(default=list, help_text="Every move as played, undo included.")
     state = models.JSONField(help_text="The current position in the engine's full format.")
     ply = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
     stuck = models.BooleanField(default=False)
     foundation_cards = models.PositiveSmallIntegerField(default=0)
-    verified = models.BooleanField(default=False)
+    verified = models.BooleanField(
+        default=False, help_text="Shown to players; ranking reads only sealed results."
+    )
+    assisted = models.BooleanField(default=False, help_text="A hint was taken.")
     started_at = models.DateTimeField()
     first_move_at = models.DateTimeField(null=True, blank=True)
     last_move_at = models.DateTimeField(null=True, blank=True)
@@ -183,6 +191,95 @@ class Game(models.Model):
 
     @property
     def duration_ms(self) -> int:
-        if self.first_move_at is None or self.last_move_at is None:
-            return 0
-        return int((self.last_move_at - self.first_move_at).total_seconds() * 1000)
+        return duration_ms(self.first_move_at, self.last_move_at)
+
+    @property
+    def moves(self) -> list[dict[str, Any]]:
+        """Return the move log as played, undo included (one query)."""
+        return list(self.move_rows.order_by("ply").values_list("move", flat=True))
+
+
+def duration_ms(first: Any, last: Any) -> int:
+    """Return the milliseconds from the first move to the last (0 before two moves)."""
+    if first is None or last is None:
+        return 0
+    return int((last - first).total_seconds() * 1000)
+
+
+class Move(models.Model):
+    """One ply of a game's log: the move as played, when, and the server's seal over both.
+
+    Moves are only ever appended; (game, ply) is unique, so the same ply can never be written
+    twice. The seal (an HMAC keyed outside the database) lets verification refuse a log or a
+    time edited in the database.
+    """
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="move_rows")
+    ply = models.PositiveIntegerField(help_text="0 for the first move.")
+    move = models.JSONField()
+    at = models.DateTimeField()
+    seal = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=("game", "ply"), name="one_move_per_game_ply"),
+        ]
+
+    def __str__(self) -> str:
+        return f"move {self.ply} of game {self.game_id}"
+
+
+class Result(models.Model):
+    """A verified daily result: figures computed by replaying the deal, sealed by the server.
+
+    Written only by verification (``games.verification``); the leaderboards rank nothing else,
+    and only rows whose seal still matches their figures.
+    """
+
+    game = models.OneToOneField(
+        Game, on_delete=models.CASCADE, primary_key=True, related_name="result"
+    )
+    deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="results")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="results")
+    status = models.CharField(max_length=10, choices=Game.Status.choices)
+    foundation_cards = models.PositiveSmallIntegerField()
+    moves = models.PositiveIntegerField(help_text="Plies, undo included.")
+    duration_ms = models.PositiveBigIntegerField()
+    finished_at = models.DateTimeField()
+    assisted = models.BooleanField(default=False)
+    seal = models.CharField(max_length=64)
+    verified_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ("assisted", "-foundation_cards", "moves", "duration_ms", "finished_at")
+        indexes = [
+            models.Index(
+                "deal",
+                "assisted",
+                models.F("foundation_cards").desc(),
+                "moves",
+                "duration_ms",
+                "finished_at",
+                "game",
+                name="result_rank_order",
+            ),
+            models.Index(fields=("player", "deal"), name="result_player_deal"),
+        ]
+
+    def __str__(self) -> str:
+        return f"result of game {self.game_id}"
+
+
+class VerificationFailure(models.Model):
+    """A finished game that failed verification: kept off the boards, kept here for admins."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="verification_failures")
+    reason = models.CharField(max_length=40)
+    detail = models.TextField()
+    at = models.DateTimeField()
+
+    class Meta:
+        ordering = ("-at",)
+
+    def __str__(self) -> str:
+        return f"game {self.game_id}: {self.reason}"

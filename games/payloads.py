@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+import logging
 from typing import Any
 
-from games import clock
-from games.engine import player_view, state_from_json
+from games import clock, positions
+from games.engine import State, player_view, state_from_json
 from games.models import Deal, Game, Player, Variant
 from games.rulesets import compiled
+
+logger = logging.getLogger(__name__)
 
 
 def iso(moment: dt.datetime | None) -> str | None:
@@ -45,20 +48,43 @@ def deal_payload(deal: Deal, *, players: int, finished: int) -> dict[str, Any]:
         "variant": deal.variant.slug,
         "date": deal.date.isoformat(),
         "commitment": deal.commitment,
+        # A daily seed never leaves the server before its day has ended.
         "seed": deal.seed if day_is_over(deal.date) else None,
         "players": players,
         "finished": finished,
+        "attempt": deal.attempt,
+        "certified": False,
+        "difficulty": None,
+        "par": None,
     }
 
 
-def game_view(game: Game) -> dict[str, Any]:
-    """Return the player's view of the game's current position (hidden cards as None)."""
-    variant = compiled(game.rules)
-    return player_view(state_from_json(variant, game.state))
+def game_position(game: Game) -> State:
+    """Return the engine position of a game: the one a move just made, or the cached one.
+
+    A game whose log does not give its row's position (a damaged record) shows the stored
+    position, without undo.
+    """
+    state = getattr(game, "position", None)
+    if state is not None:
+        return state
+    try:
+        return positions.position(game)
+    except positions.DamagedGame as damage:
+        logger.error("%s; showing its stored position", damage)
+        return state_from_json(compiled(game.rules), game.state)
+
+
+def _seed_text(game: Game) -> str | None:
+    """A practice game's seed text, unless the server chose it and the game is still on."""
+    if game.mode != Game.Mode.PRACTICE:
+        return None
+    return game.seed_text if game.seed_chosen or game.is_over else None
 
 
 def game_payload(game: Game) -> dict[str, Any]:
-    """Return the game object of api.md."""
+    """Return the game object of api.md (hidden cards as None)."""
+    state = game_position(game)
     return {
         "id": game.id,
         "variant": game.variant.slug,
@@ -70,16 +96,27 @@ def game_payload(game: Game) -> dict[str, Any]:
         "ply": game.ply,
         "started_at": iso(game.started_at),
         "finished_at": iso(game.finished_at),
-        "state": game_view(game),
+        "state": player_view(state),
         "verified": game.verified,
+        "assisted": game.assisted,
+        "can_undo": not game.is_over and state.previous is not None,
         "foundation_cards": game.foundation_cards,
-        "seed_text": game.seed_text if game.mode == Game.Mode.PRACTICE else None,
+        "seed_text": _seed_text(game),
     }
 
 
 def replay_payload(game: Game) -> dict[str, Any]:
-    """Return the replay of api.md: the seed and the whole move log (undo included)."""
-    data: dict[str, Any] = {"seed": game.seed, "moves": game.moves, "status": game.status}
+    """Return the replay of api.md: the seed and the whole move log (undo included).
+
+    A daily game's seed is its deal's, and stays ``None`` until the deal's day has ended: the
+    seed of one finished game would show every other player's face-down cards.
+    """
+    if game.mode == Game.Mode.DAILY:
+        assert game.deal is not None
+        seed = game.deal.seed if day_is_over(game.deal.date) else None
+    else:
+        seed = game.seed
+    data: dict[str, Any] = {"seed": seed, "moves": game.moves, "status": game.status}
     if game.mode == Game.Mode.PRACTICE:
         data["seed_text"] = game.seed_text
     return data

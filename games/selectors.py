@@ -66,9 +66,21 @@ def access_past_or_present_deal(slug: str, date: dt.date) -> Deal | None:
     return Deal.objects.filter(variant=variant, date=date).select_related("variant").first()
 
 
+def check_game_id(game_id: Any) -> str:
+    """Return a game id from untrusted input; raise ``not_found`` for what cannot be one."""
+    text = str(game_id)
+    if not text or len(text) > 32 or "\x00" in text:  # PostgreSQL refuses NUL in a query
+        raise ServiceError(ErrorCode.NOT_FOUND, "No such game.")
+    return text
+
+
 def access_game(game_id: str, player: Player | None) -> Game:
     """Return a game its player may read, or anyone once its daily deal's day is over."""
-    game = Game.objects.select_related("variant", "deal", "player").filter(pk=game_id).first()
+    game = (
+        Game.objects.select_related("variant", "deal", "player")
+        .filter(pk=check_game_id(game_id))
+        .first()
+    )
     if game is None:
         raise ServiceError(ErrorCode.NOT_FOUND, "No such game.")
     if player is not None and game.player_id == player.pk:

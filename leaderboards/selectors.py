@@ -6,12 +6,16 @@ finishes; PostgreSQL stays the source of truth, so losing the cache loses nothin
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.core.cache import cache
 
-from games.models import Deal, Game
+from games.models import Deal, Result
 from games.payloads import iso
+from games.verification import seal_is_valid
+
+logger = logging.getLogger(__name__)
 
 CACHE_SECONDS = 300
 LIVE_ENTRIES = 20
@@ -22,34 +26,42 @@ def _cache_key(deal_id: int) -> str:
     return f"leaderboard:v1:{deal_id}"
 
 
-def _rank_key(game: Game) -> tuple[Any, ...]:
-    return (-game.foundation_cards, game.ply, game.duration_ms, game.finished_at, game.pk)
+def _sealed_results(deal: Deal) -> list[Result]:
+    """Return the deal's results whose seal holds, best first; log the others."""
+    results = []
+    for result in (
+        Result.objects.filter(deal=deal)
+        .select_related("player")
+        .order_by("assisted", "-foundation_cards", "moves", "duration_ms", "finished_at", "game_id")
+    ):
+        if seal_is_valid(result):
+            results.append(result)
+        else:
+            logger.error(
+                "result of game %s fails its seal: kept off the leaderboard", result.game_id
+            )
+    return results
 
 
 def ranked_entries(deal: Deal) -> list[dict[str, Any]]:
-    """Return every ENTRY of the deal's leaderboard, best first (finished and verified games)."""
+    """Return every ENTRY of the deal's leaderboard, best first (sealed, verified results)."""
     key = _cache_key(deal.pk)
     entries = cache.get(key)
     if entries is not None:
         return entries
-    games = list(
-        Game.objects.filter(deal=deal, verified=True)
-        .exclude(status=Game.Status.PLAYING)
-        .select_related("player")
-    )
-    games.sort(key=_rank_key)
     entries = [
         {
             "rank": rank,
-            "player": game.player.nickname,
-            "status": game.status,
-            "foundation_cards": game.foundation_cards,
-            "moves": game.ply,
-            "duration_ms": game.duration_ms,
-            "game": game.pk,
-            "finished_at": iso(game.finished_at),
+            "player": result.player.nickname,
+            "status": result.status,
+            "foundation_cards": result.foundation_cards,
+            "moves": result.moves,
+            "duration_ms": result.duration_ms,
+            "game": result.game_id,
+            "finished_at": iso(result.finished_at),
+            "assisted": result.assisted,
         }
-        for rank, game in enumerate(games, start=1)
+        for rank, result in enumerate(_sealed_results(deal), start=1)
     ]
     cache.set(key, entries, CACHE_SECONDS)
     return entries

@@ -98,6 +98,8 @@ def parse_move(data: Any) -> AnyMove:
     if not isinstance(data, dict):
         raise MalformedMove("a move must be a JSON object")
     kind = data.get("type")
+    if not isinstance(kind, str):
+        raise MalformedMove("a move's type must be 'move', 'deal', 'redeal' or 'undo'")
     if kind in _SIMPLE:
         extra = set(data) - {"type"}
         if extra:

@@ -77,6 +77,10 @@ def test_today_lists_one_deal_per_daily_variant_with_tomorrows_commitment(join) 
         "seed": None,
         "players": 1,
         "finished": 0,
+        "attempt": 0,
+        "certified": False,
+        "difficulty": None,
+        "par": None,
         "next": {"date": "2026-12-02", "commitment": caprice["next"]["commitment"]},
     }
     assert len({item["commitment"] for item in items.values()}) == len(LAUNCH)

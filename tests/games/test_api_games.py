@@ -10,7 +10,14 @@ from django.db import IntegrityError, connections, transaction
 from rest_framework.test import APIClient
 
 from games import clock, services
-from games.engine import builtin_rules, legal_moves, parse_seed, replay, state_to_json
+from games.engine import (
+    builtin_rules,
+    legal_moves,
+    parse_seed,
+    practice_seed,
+    replay,
+    state_to_json,
+)
 from games.models import Game, Player
 
 DAILY = {"variant": "caprice", "mode": "daily"}
@@ -51,6 +58,8 @@ def test_a_daily_game_is_created_once_then_found(join) -> None:
         "finished_at": None,
         "state": game["state"],
         "verified": False,
+        "assisted": False,
+        "can_undo": False,
         "foundation_cards": game["foundation_cards"],
         "seed_text": None,
     }
@@ -94,7 +103,14 @@ def test_a_practice_game_is_dealt_from_its_seed_text(join) -> None:
     assert mine.json()["seed_text"] == "hello"
     assert mine.json()["state"] == theirs.json()["state"]
     assert mine.json()["id"] != theirs.json()["id"]
-    assert random.json()["seed_text"]
+    # a seed text the server chose stays hidden while the game is played, then shows
+    assert random.json()["seed_text"] is None
+    resigned = alice.post(f"/api/games/{random.json()['id']}/resign/")
+    assert resigned.json()["seed_text"]
+    assert (
+        practice_seed(resigned.json()["seed_text"]).hex()
+        == Game.objects.get(pk=random.json()["id"]).seed
+    )
 
 
 @pytest.mark.parametrize(
@@ -259,26 +275,35 @@ def test_game_writes_need_authentication(variants) -> None:
         assert answer.json()["error"] == "not_authenticated"
 
 
-def test_the_replay_of_a_finished_game_rebuilds_it(join) -> None:
-    # given a game with a few moves, resigned
-    alice = join("Alice")
-    game = alice.post("/api/games/", {"variant": "castile", "mode": "daily"}, "json").json()
-    for ply in range(3):
-        move = a_legal_move(game["id"])
-        alice.post(f"/api/games/{game['id']}/moves/", {"ply": ply, "move": move}, "json")
-    before_end = alice.get(f"/api/games/{game['id']}/replay/")
-    alice.post(f"/api/games/{game['id']}/resign/")
+def test_a_daily_replay_keeps_the_seed_secret_until_the_day_ends_then_rebuilds_it(join) -> None:
+    # given a daily game with a few moves, resigned during its day
+    alice, bob = join("Alice"), join("Bob")
+    with clock.frozen(NOON):
+        game = alice.post("/api/games/", {"variant": "castile", "mode": "daily"}, "json").json()
+        for ply in range(3):
+            move = a_legal_move(game["id"])
+            alice.post(f"/api/games/{game['id']}/moves/", {"ply": ply, "move": move}, "json")
+        before_end = alice.get(f"/api/games/{game['id']}/replay/")
+        alice.post(f"/api/games/{game['id']}/resign/")
 
-    # when
-    answer = alice.get(f"/api/games/{game['id']}/replay/")
+        # when the player reads the replay during the day
+        during = alice.get(f"/api/games/{game['id']}/replay/")
+        other = bob.get(f"/api/games/{game['id']}/replay/")
 
-    # then
+    # then the log is there but the deal's seed is not, and others see nothing
     assert before_end.status_code == 403
-    assert answer.status_code == 200
-    body = answer.json()
+    assert during.status_code == 200
     stored = Game.objects.get(pk=game["id"])
-    assert body == {"seed": stored.seed, "moves": stored.moves, "status": "resigned"}
-    assert len(body["moves"]) == 3
+    assert during.json() == {"seed": None, "moves": stored.moves, "status": "resigned"}
+    assert len(during.json()["moves"]) == 3
+    assert stored.seed not in during.content.decode()
+    assert other.status_code == 403
+
+    # when the day is over, then anyone gets the seed and rebuilds the game from it
+    with clock.frozen(NOON + dt.timedelta(days=1)):
+        after = APIClient().get(f"/api/games/{game['id']}/replay/")
+    body = after.json()
+    assert body == {"seed": stored.deal.seed, "moves": stored.moves, "status": "resigned"}
     rebuilt = replay(builtin_rules("castile"), parse_seed(body["seed"]), body["moves"])
     assert state_to_json(rebuilt.state) == stored.state
 

@@ -30,7 +30,7 @@ MOVES_PER_GAME = 60
 def full_position(game: Game) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Return the server's full position of ``game`` (engine format) and its legal moves."""
     moves = [move.to_json() for move in legal_moves(services.engine_state(game))]
-    if game.moves:
+    if game.ply:
         moves.append({"type": "undo"})  # sometimes legal, sometimes refused: both are fine
     return game.state, moves
 

@@ -5,11 +5,13 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.db.models import F
 from rest_framework.test import APIClient
 
 from games import clock, services
 from games.engine import legal_moves
-from games.models import Game, Player
+from games.models import Deal, Game, Player, Result
+from games.verification import Figures, result_seal
 
 NOON = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
 NEXT_DAY = dt.datetime(2026, 12, 2, 0, 0, 1, tzinfo=dt.UTC)
@@ -17,7 +19,7 @@ URL = "/api/leaderboards/caprice/2026-12-01/"
 
 
 def finished(nickname: str, *, cards: int, ply: int, seconds: int, finish_minute: int) -> Game:
-    """Store a finished, verified daily game of caprice on 2026-12-01 with these results."""
+    """Store a finished daily game of caprice on 2026-12-01 with these sealed results."""
     player = Player.objects.create_user(nickname, None, is_guest=True)
     with clock.frozen(NOON):
         game, _ = services.game_start(player=player, variant="caprice", mode="daily")
@@ -31,7 +33,38 @@ def finished(nickname: str, *, cards: int, ply: int, seconds: int, finish_minute
         last_move_at=start + dt.timedelta(seconds=seconds),
         finished_at=NOON + dt.timedelta(minutes=finish_minute),
     )
-    return Game.objects.get(pk=game.pk)
+    game = Game.objects.get(pk=game.pk)
+    seal_result(game)
+    return game
+
+
+def seal_result(game: Game) -> Result:
+    """Write the sealed result of ``game``'s stored figures, as verification would."""
+    figures = Figures(
+        status=game.status,
+        foundation_cards=game.foundation_cards,
+        moves=game.ply,
+        duration_ms=game.duration_ms,
+        finished_at=game.finished_at,
+        assisted=game.assisted,
+    )
+    seal = result_seal(
+        game_id=game.pk, deal_id=game.deal_id, player_id=game.player_id, figures=figures
+    )
+    Deal.objects.filter(pk=game.deal_id).update(results_count=F("results_count") + 1)
+    return Result.objects.create(
+        game=game,
+        deal_id=game.deal_id,
+        player_id=game.player_id,
+        seal=seal,
+        verified_at=game.finished_at,
+        status=figures.status,
+        foundation_cards=figures.foundation_cards,
+        moves=figures.moves,
+        duration_ms=figures.duration_ms,
+        finished_at=figures.finished_at,
+        assisted=figures.assisted,
+    )
 
 
 def entry(rank: int, game: Game) -> dict:
@@ -44,6 +77,7 @@ def entry(rank: int, game: Game) -> dict:
         "duration_ms": game.duration_ms,
         "game": game.pk,
         "finished_at": clock_iso(game.finished_at),
+        "assisted": False,
     }
 
 

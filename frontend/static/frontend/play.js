@@ -96,9 +96,11 @@ class PlayView {
     if (this.closed || this.game.status !== "playing") return;
     const socket = new WebSocket(socketUrl(`/ws/games/${encodeURIComponent(this.gameId)}/`));
     this.socket = socket;
+    // The server greets a new socket with the game; until then moves go over REST, so that the
+    // greeting is never taken for the answer to a move.
+    this.socketReady = false;
     socket.addEventListener("open", () => {
       this.reconnects = 0;
-      this.root.querySelector(".play")?.setAttribute("data-socket", "open");
     });
     socket.addEventListener("message", (event) => {
       let data;
@@ -107,13 +109,22 @@ class PlayView {
       } catch {
         return;
       }
+      if (!this.socketReady) {
+        this.socketReady = true;
+        this.root.querySelector(".play")?.setAttribute("data-socket", "open");
+        if (data.type === "game" && data.game) this.setGame(data.game);
+        return;
+      }
       const waiting = this.pending.shift();
       if (waiting) waiting(data);
       else if (data.type === "game" && data.game) this.setGame(data.game);
     });
     socket.addEventListener("close", () => {
       this.root.querySelector(".play")?.setAttribute("data-socket", "closed");
-      if (this.socket === socket) this.socket = null;
+      if (this.socket === socket) {
+        this.socket = null;
+        this.socketReady = false;
+      }
       const waiting = this.pending.splice(0);
       for (const resolve of waiting) resolve({ type: "error", error: "disconnected", detail: "" });
       if (!this.closed && this.game && this.game.status === "playing" && this.reconnects < 5) {
@@ -124,7 +135,7 @@ class PlayView {
   }
 
   transport(payload) {
-    if (this.socket && this.socket.readyState === WebSocket.OPEN) {
+    if (this.socket && this.socketReady && this.socket.readyState === WebSocket.OPEN) {
       return new Promise((resolve) => {
         this.pending.push(resolve);
         this.socket.send(JSON.stringify(payload));
@@ -178,6 +189,9 @@ class PlayView {
 
   setGame(game, { force = false } = {}) {
     if (!force && this.game && game.ply < this.game.ply) return; // an older answer: keep the newer state
+    // The same ply and status is the same position (a greeting, another tab's echo): keep the
+    // board, and the card the player has picked up, as they are.
+    if (!force && this.game && game.ply === this.game.ply && game.status === this.game.status) return;
     const wasPlaying = this.game && this.game.status === "playing";
     this.game = game;
     this.selection = null;

@@ -1,0 +1,49 @@
+"""Writes of the games app, by entity: players, deals, games and the catalogue.
+
+Every function takes keyword arguments, validates untrusted input (``check_*``), writes inside
+a transaction and sends its notifications only after the commit. REST views and WebSocket
+consumers call the same functions.
+"""
+
+from games.positions import position as engine_state
+from games.services.catalogue import variants_load
+from games.services.deals import daily_deals, deal_get_or_create, deal_of_day, deals_prepare
+from games.services.games import (
+    check_move,
+    check_ply,
+    game_close_if_expired,
+    game_move,
+    game_resign,
+    game_start,
+    games_close_expired,
+)
+from games.services.players import (
+    check_nickname,
+    is_nickname,
+    player_create_guest,
+    player_login,
+    player_register,
+    player_token,
+)
+
+__all__ = [
+    "check_move",
+    "check_nickname",
+    "check_ply",
+    "daily_deals",
+    "deal_get_or_create",
+    "deal_of_day",
+    "deals_prepare",
+    "engine_state",
+    "game_close_if_expired",
+    "game_move",
+    "game_resign",
+    "game_start",
+    "games_close_expired",
+    "is_nickname",
+    "player_create_guest",
+    "player_login",
+    "player_register",
+    "player_token",
+    "variants_load",
+]

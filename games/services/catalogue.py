@@ -1,0 +1,40 @@
+"""Writes of the catalogue: the engine's shipped variants put into the database."""
+
+from __future__ import annotations
+
+from games.engine import catalogue
+from games.models import Variant
+
+
+def variants_load(*, include_extras: bool = False, update: bool = False) -> dict[str, str]:
+    """Put the engine's shipped variants in the catalogue; return what happened to each.
+
+    Launch variants are enabled and daily; the further ones (``include_extras``) arrive
+    disabled, for admins to offer when they choose. Existing rows keep admins' edits unless
+    ``update``.
+    """
+    report = {}
+    for entry in catalogue():
+        if not entry["launch"] and not include_extras:
+            continue
+        fields = {
+            "name": entry["name"],
+            "description": entry["description"],
+            "rules": entry["rules"],
+        }
+        variant = Variant.objects.filter(slug=entry["slug"]).first()
+        if variant is None:
+            Variant.objects.create(
+                slug=entry["slug"],
+                display_order=entry["order"],
+                enabled=entry["launch"],
+                daily=entry["launch"],
+                **fields,
+            )
+            report[entry["slug"]] = "added"
+        elif update:
+            Variant.objects.filter(pk=variant.pk).update(**fields)
+            report[entry["slug"]] = "updated"
+        else:
+            report[entry["slug"]] = "kept"
+    return report

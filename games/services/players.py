@@ -1,0 +1,83 @@
+"""Writes of players: guests, registered accounts, sign-in and API tokens."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from django.contrib.auth import authenticate
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from rest_framework.authtoken.models import Token
+
+from games.errors import ErrorCode, ServiceError
+from games.models import Player
+
+NICKNAME = re.compile(r"[A-Za-z0-9_-]{3,24}")
+NICKNAME_RULE = "A nickname is 3 to 24 letters, digits, '_' or '-'."
+
+
+def is_nickname(value: Any) -> bool:
+    """Tell whether ``value`` is a well-formed nickname (the whole text: no trailing newline)."""
+    return isinstance(value, str) and NICKNAME.fullmatch(value) is not None
+
+
+def check_nickname(nickname: Any) -> str:
+    """Return a valid, free nickname; raise ``invalid`` otherwise (taken in any case)."""
+    if not is_nickname(nickname):
+        raise ServiceError(ErrorCode.INVALID, NICKNAME_RULE, field="nickname")
+    if Player.objects.filter(nickname__iexact=nickname).exists():
+        raise ServiceError(
+            ErrorCode.INVALID, f"The nickname {nickname!r} is taken.", field="nickname"
+        )
+    return nickname
+
+
+def _create_player(nickname: Any, password: str | None, *, guest: bool) -> Player:
+    nickname = check_nickname(nickname)
+    try:
+        with transaction.atomic():
+            return Player.objects.create_user(nickname, password, is_guest=guest)
+    except IntegrityError:  # taken between the check and the insert
+        raise ServiceError(
+            ErrorCode.INVALID, f"The nickname {nickname!r} is taken.", field="nickname"
+        ) from None
+
+
+def player_create_guest(*, nickname: Any) -> Player:
+    """Create a guest player: a nickname, no password."""
+    return _create_player(nickname, None, guest=True)
+
+
+def player_register(*, nickname: Any, password: Any) -> Player:
+    """Create a player with a password (checked by Django's password validators)."""
+    if not isinstance(password, str) or not password:
+        raise ServiceError(ErrorCode.INVALID, "A password is required.", field="password")
+    if len(password) > 128 or "\x00" in password:
+        raise ServiceError(
+            ErrorCode.INVALID, "A password is at most 128 characters (no NUL).", field="password"
+        )
+    try:
+        validate_password(password)
+    except ValidationError as error:
+        raise ServiceError(ErrorCode.INVALID, " ".join(error.messages), field="password") from None
+    return _create_player(nickname, password, guest=False)
+
+
+def player_login(*, request: Any, nickname: Any, password: Any) -> Player:
+    """Return the player these credentials name; raise ``not_authenticated`` otherwise."""
+    if not isinstance(nickname, str) or not isinstance(password, str):
+        raise ServiceError(ErrorCode.INVALID, "Give a nickname and a password.")
+    if not is_nickname(nickname) or len(password) > 128:  # keeps NUL and junk from the database
+        raise ServiceError(ErrorCode.NOT_AUTHENTICATED, "Wrong nickname or password.")
+    player = authenticate(request, nickname=nickname, password=password)
+    if player is None:
+        raise ServiceError(ErrorCode.NOT_AUTHENTICATED, "Wrong nickname or password.")
+    return player  # type: ignore[return-value]
+
+
+def player_token(*, player: Player) -> str:
+    """Return the API token of a player, creating it on first use."""
+    token, _ = Token.objects.get_or_create(user=player)
+    return token.key

@@ -1,0 +1,201 @@
+"""Verification of finished games from first principles, and the seals that make it stick.
+
+A daily result is computed, never read: ``verify_daily`` checks that the game belongs to its
+deal (mode, deal, variant, seed and rules all agree with the deal, and the deal's seed matches
+its published commitment), that every move row carries the server's seal, then replays the log
+from the **deal's** seed under the deal's frozen rules. Status, foundation cards and moves come
+from that replay; the duration from the sealed move times. The game row's own columns are a
+cache for display and are never trusted.
+
+Seals are HMAC-SHA256 keyed by a key derived from ``settings.DEAL_SECRET`` (which is not in the
+database). A move's seal covers its game, ply, move and time; a result's seal covers every figure
+a leaderboard shows. So a row edited in the database fails its seal and can at worst hide itself.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from django.conf import settings
+
+from games.engine import ReplayError, commitment, parse_seed, replay, state_to_json
+from games.rulesets import canonical, compiled
+
+logger = logging.getLogger(__name__)
+
+SEAL_VERSION = "v1"
+
+
+@lru_cache(maxsize=4)
+def _key(secret: str) -> bytes:
+    return hmac.new(
+        secret.encode(), b"daily-patience seal key " + SEAL_VERSION.encode(), "sha256"
+    ).digest()
+
+
+def _seal(*parts: object) -> str:
+    secret = getattr(settings, "DEAL_SECRET", "")
+    if not secret:
+        raise RuntimeError("DEAL_SECRET is not configured")
+    message = "|".join([SEAL_VERSION, *(str(part) for part in parts)]).encode()
+    return hmac.new(_key(secret), message, hashlib.sha256).hexdigest()
+
+
+def _moment(at: dt.datetime) -> str:
+    return at.astimezone(dt.UTC).isoformat(timespec="microseconds")
+
+
+def move_seal(*, game_id: str, ply: int, move: dict[str, Any], at: dt.datetime) -> str:
+    """Return the seal of one move row."""
+    text = json.dumps(move, sort_keys=True, separators=(",", ":"))
+    return _seal("move", game_id, ply, text, _moment(at))
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """What a verified result shows and ranks by."""
+
+    status: str
+    foundation_cards: int
+    moves: int
+    duration_ms: int
+    finished_at: dt.datetime
+    assisted: bool
+
+
+def result_seal(*, game_id: str, deal_id: int, player_id: int, figures: Figures) -> str:
+    """Return the seal over a result's identity and figures."""
+    return _seal(
+        "result",
+        game_id,
+        deal_id,
+        player_id,
+        figures.status,
+        figures.foundation_cards,
+        figures.moves,
+        figures.duration_ms,
+        _moment(figures.finished_at),
+        int(figures.assisted),
+    )
+
+
+def seal_is_valid(result: Any) -> bool:
+    """Tell whether a ``Result`` row still carries the seal of its own figures."""
+    figures = Figures(
+        status=result.status,
+        foundation_cards=result.foundation_cards,
+        moves=result.moves,
+        duration_ms=result.duration_ms,
+        finished_at=result.finished_at,
+        assisted=result.assisted,
+    )
+    expected = result_seal(
+        game_id=result.game_id, deal_id=result.deal_id, player_id=result.player_id, figures=figures
+    )
+    return hmac.compare_digest(expected, result.seal or "")
+
+
+@dataclass(frozen=True, slots=True)
+class Claim:
+    """What a finished game's row says it reached (checked, never trusted)."""
+
+    status: str
+    state: Any
+    foundation_cards: int
+    ply: int
+
+
+class Mismatch(Exception):
+    """A game that cannot be verified: ``reason`` is a short code, ``detail`` a sentence."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class LoggedMove:
+    """A move row as verification reads it."""
+
+    ply: int
+    move: dict[str, Any]
+    at: dt.datetime
+    seal: str
+
+
+def check_log(game_id: str, rows: Sequence[LoggedMove]) -> None:
+    """Raise ``Mismatch`` unless the rows are plies 0..n-1, each with a valid seal."""
+    for index, row in enumerate(rows):
+        if row.ply != index:
+            raise Mismatch("log_gap", f"the log has ply {row.ply} where {index} belongs")
+        expected = move_seal(game_id=game_id, ply=row.ply, move=row.move, at=row.at)
+        if not hmac.compare_digest(expected, row.seal or ""):
+            raise Mismatch("move_seal", f"move {row.ply} does not carry the server's seal")
+
+
+def verify_daily(
+    *,
+    game: Any,
+    deal: Any,
+    rows: Sequence[LoggedMove],
+    claimed: Claim,
+    finished_at: dt.datetime,
+) -> Figures:
+    """Return the figures that replaying ``rows`` on ``deal`` proves; raise ``Mismatch``.
+
+    ``claimed`` is what the game's row says it reached: a row that disagrees with the replay
+    (its position, cards, plies or a win) never ranks, whatever the replay proves.
+    """
+    if game.mode != "daily" or game.deal_id != deal.pk:
+        raise Mismatch("not_daily", "the game is not a daily game of this deal")
+    if game.variant_id != deal.variant_id:
+        raise Mismatch("variant", "the game's variant is not the deal's")
+    if game.player_id is None:
+        raise Mismatch("player", "the game has no player")
+    try:
+        seed = parse_seed(deal.seed)
+    except ValueError:
+        raise Mismatch("seed", "the deal's seed is not a seed") from None
+    if not hmac.compare_digest(commitment(seed), deal.commitment):
+        raise Mismatch("commitment", "the deal's seed does not match its published commitment")
+    if game.seed != deal.seed:
+        raise Mismatch("seed", "the game was not dealt from the deal's seed")
+    if canonical(game.rules) != canonical(deal.rules):
+        raise Mismatch("rules", "the game's rules are not the deal's frozen rules")
+    check_log(game.pk, rows)
+    try:
+        outcome = replay(compiled(deal.rules), seed, [row.move for row in rows])
+    except ReplayError as error:
+        raise Mismatch("replay", f"the log does not replay: {error}") from None
+    won = outcome.state.won
+    if claimed.status == "won" and not won:
+        raise Mismatch("not_won", "the game claims a win that its log does not reach")
+    if state_to_json(outcome.state) != claimed.state:
+        raise Mismatch("state", "the stored position is not the one the log reaches")
+    proved = (outcome.state.foundation_cards(), outcome.plies)
+    if proved != (claimed.foundation_cards, claimed.ply):
+        raise Mismatch(
+            "figures",
+            f"the row says {claimed.foundation_cards} cards in {claimed.ply} moves; "
+            f"the log proves {proved[0]} in {proved[1]}",
+        )
+    duration = 0
+    if rows:
+        duration = int((rows[-1].at - rows[0].at).total_seconds() * 1000)
+    return Figures(
+        status="won" if won else "resigned",
+        foundation_cards=outcome.state.foundation_cards(),
+        moves=outcome.plies,
+        duration_ms=max(duration, 0),
+        finished_at=finished_at,
+        assisted=bool(game.assisted),
+    )
