@@ -9,3 +9,8 @@ class LeaderboardsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "leaderboards"
     verbose_name = "Leaderboards"
+
+    def ready(self) -> None:
+        from leaderboards import receivers
+
+        receivers.connect()

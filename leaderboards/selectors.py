@@ -1,96 +1,347 @@
-"""Reads of the leaderboards: ranked, verified results of a daily deal.
+"""Reads of the leaderboards: deal boards at any size, players' profiles, results and all-time.
 
-The ranked list of a deal is cached (Redis in production) and dropped whenever one of its games
-finishes; PostgreSQL stays the source of truth, so losing the cache loses nothing.
+A deal's board is read from its Redis sorted set (``leaderboards.ranking``); a board found
+missing or stale there (its built-from count differs from ``Deal.results_count``) is rebuilt
+from PostgreSQL first. While Redis cannot be reached, or another process is rebuilding, the same
+answer comes from PostgreSQL: one indexed page query, a COUNT for the total and a COUNT of better
+results for a player's rank. No read loads a whole board.
+
+Only results whose seal is valid rank (``games.verification.seal_is_valid``): checked for every
+result that enters Redis and for every result of a page answered from PostgreSQL.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from typing import Any
 
-from django.core.cache import cache
+from django.db import connection
+from django.db.models import F, Q, QuerySet
+from django.db.models.functions import Collate, Lower
 
-from games.models import Deal, Result
+from games import clock
+from games.errors import ErrorCode, ServiceError
+from games.models import Deal, Player, Result, Variant
 from games.payloads import iso
+from games.selectors import access_variant
 from games.verification import seal_is_valid
+from leaderboards import ranking, stats
+from leaderboards.models import PlayerVariantStats, UnrankedResult
 
 logger = logging.getLogger(__name__)
 
-CACHE_SECONDS = 300
 LIVE_ENTRIES = 20
-REST_ENTRIES = 100
+REST_ENTRIES = 100  # the default page size
+MAX_LIMIT = 100
+ALL_TIME_ENTRIES = 20
+NICKNAME = re.compile(r"^[A-Za-z0-9_-]{3,24}$")
+_INTEGER = re.compile(r"^[0-9]{1,9}$")
 
 
-def _cache_key(deal_id: int) -> str:
-    return f"leaderboard:v1:{deal_id}"
+# --- untrusted input --------------------------------------------------------------------------
 
 
-def _sealed_results(deal: Deal) -> list[Result]:
-    """Return the deal's results whose seal holds, best first; log the others."""
-    results = []
-    for result in (
-        Result.objects.filter(deal=deal)
-        .select_related("player")
-        .order_by("assisted", "-foundation_cards", "moves", "duration_ms", "finished_at", "game_id")
+def _check_count(text: str | None, *, name: str, default: int, least: int, most: int) -> int:
+    if text is None:
+        return default
+    if not _INTEGER.match(text) or not least <= int(text) <= most:
+        raise ServiceError(
+            ErrorCode.INVALID,
+            f"'{name}' is a whole number from {least} to {most}.",
+            field=name,
+        )
+    return int(text)
+
+
+def check_page(offset: str | None, limit: str | None) -> tuple[int, int]:
+    """Return (offset, limit) from query parameters; raise ``invalid`` for bad values.
+
+    ``offset`` is 0 or more (past the end: an empty page); ``limit`` is 1 to ``MAX_LIMIT``.
+    """
+    return (
+        _check_count(offset, name="offset", default=0, least=0, most=10**9 - 1),
+        _check_count(limit, name="limit", default=REST_ENTRIES, least=1, most=MAX_LIMIT),
+    )
+
+
+def check_variant(slug: str | None) -> Variant | None:
+    """Return the variant a ``?variant=`` names (None when absent); raise ``invalid`` if none."""
+    if slug is None:
+        return None
+    variant = Variant.objects.filter(slug=slug).first() if "\x00" not in slug else None
+    if variant is None:
+        raise ServiceError(ErrorCode.INVALID, f"No variant {slug!r}.", field="variant")
+    return variant
+
+
+def access_player(nickname: str) -> Player:
+    """Return the player named ``nickname`` in any case; raise ``not_found`` otherwise."""
+    player = None
+    if NICKNAME.match(nickname):
+        found = Player.objects.alias(lower=Lower("nickname")).filter(lower=nickname.lower())
+        player = found.first()
+    if player is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, f"No player is named {nickname!r}.")
+    return player
+
+
+# --- the board in PostgreSQL ------------------------------------------------------------------
+
+
+def _game_order() -> Collate | F:
+    # Redis orders members byte by byte; PostgreSQL must order game ids the same way.
+    return Collate("game_id", "C") if connection.vendor == "postgresql" else F("game_id")
+
+
+def _ranked_results(deal_id: int) -> QuerySet[Result]:
+    """Return the deal's results that may rank, as a query (known tampered ones left out)."""
+    return (
+        Result.objects.filter(deal_id=deal_id)
+        .exclude(game_id__in=UnrankedResult.objects.filter(deal_id=deal_id).values("game_id"))
+        .alias(game_order=_game_order())
+    )
+
+
+ORDER = ("assisted", "-foundation_cards", "moves", "duration_ms", "finished_at", "game_order")
+
+
+def _better_than(result: Result) -> Q:
+    """Return the condition of a result ranked before ``result`` on the same deal."""
+    same = Q(assisted=result.assisted)
+    conditions = [Q(assisted=False)] if result.assisted else []
+    for field, better in (
+        ("foundation_cards", "gt"),
+        ("moves", "lt"),
+        ("duration_ms", "lt"),
+        ("finished_at", "lt"),
+        ("game_order", "lt"),
     ):
-        if seal_is_valid(result):
-            results.append(result)
-        else:
-            logger.error(
-                "result of game %s fails its seal: kept off the leaderboard", result.game_id
-            )
-    return results
+        value = result.game_id if field == "game_order" else getattr(result, field)
+        conditions.append(same & Q(**{f"{field}__{better}": value}))
+        same &= Q(**{field: value})
+    condition = conditions[0]
+    for other in conditions[1:]:
+        condition |= other
+    return condition
 
 
-def ranked_entries(deal: Deal) -> list[dict[str, Any]]:
-    """Return every ENTRY of the deal's leaderboard, best first (sealed, verified results)."""
-    key = _cache_key(deal.pk)
-    entries = cache.get(key)
-    if entries is not None:
-        return entries
-    entries = [
-        {
-            "rank": rank,
-            "player": result.player.nickname,
-            "status": result.status,
-            "foundation_cards": result.foundation_cards,
-            "moves": result.moves,
-            "duration_ms": result.duration_ms,
-            "game": result.game_id,
-            "finished_at": iso(result.finished_at),
-            "assisted": result.assisted,
-        }
-        for rank, result in enumerate(_sealed_results(deal), start=1)
-    ]
-    cache.set(key, entries, CACHE_SECONDS)
-    return entries
+def result_may_rank(result: Result) -> bool:
+    """Tell whether a result's seal matches its figures; record and log one that does not."""
+    if seal_is_valid(result):
+        return True
+    from leaderboards.services import result_unrank
+
+    result_unrank(result=result)
+    return False
+
+
+def _rank_in_database(result: Result) -> int:
+    return _ranked_results(result.deal_id).filter(_better_than(result)).count() + 1
+
+
+def _database_page(deal: Deal, *, offset: int, limit: int, nickname: str | None) -> ranking.Page:
+    ranked = _ranked_results(deal.pk)
+    total = ranked.count()
+    rows = list(ranked.select_related("player").order_by(*ORDER)[offset : offset + limit])
+    entries = []
+    for result in rows:
+        if not result_may_rank(result):
+            total -= 1
+            continue
+        entry = ranking.entry_of(result, result.player.nickname)
+        entries.append({"rank": offset + len(entries) + 1, **entry})
+    mine = None
+    if nickname is not None and NICKNAME.match(nickname):
+        result = (
+            ranked.select_related("player")
+            .alias(lower=Lower("player__nickname"))
+            .filter(lower=nickname.lower())
+            .first()
+        )
+        if result is not None and result_may_rank(result):
+            entry = ranking.entry_of(result, result.player.nickname)
+            mine = {"rank": _rank_in_database(result), **entry}
+    return ranking.Page(deal.results_count, total, entries, mine)
+
+
+def _redis_page(
+    deal: Deal, *, offset: int, limit: int, nickname: str | None
+) -> ranking.Page | None:
+    page = ranking.board_page(deal_id=deal.pk, offset=offset, limit=limit, nickname=nickname)
+    if page is None or page.built_from == deal.results_count:
+        return page
+    # Stale or missing, or the caller's deal is an old copy: read the count again.
+    count = Deal.objects.filter(pk=deal.pk).values_list("results_count", flat=True).first()
+    if count is not None and page.built_from == count:
+        return page
+    from leaderboards.services import board_rebuild
+
+    if not board_rebuild(deal=deal):
+        return None
+    page = ranking.board_page(deal_id=deal.pk, offset=offset, limit=limit, nickname=nickname)
+    return page if page is not None and page.built_from is not None else None
+
+
+def board(
+    deal: Deal, *, offset: int = 0, limit: int = REST_ENTRIES, nickname: str | None = None
+) -> ranking.Page:
+    """Return a page of the deal's board (ranks from ``offset + 1``), its total and, with
+    ``nickname``, that player's entry: from Redis, else from PostgreSQL."""
+    page = _redis_page(deal, offset=offset, limit=limit, nickname=nickname)
+    if page is None:
+        page = _database_page(deal, offset=offset, limit=limit, nickname=nickname)
+    return page
+
+
+def top_entries(deal: Deal, limit: int = LIVE_ENTRIES) -> tuple[list[dict[str, Any]], int]:
+    """Return the deal's best ``limit`` ENTRYs and the number of ranked entries.
+
+    Cheap: one Redis script call (ZRANGE + HMGET + ZCARD) while the board is fresh; one more
+    query when the caller's deal is an old copy; PostgreSQL only while Redis is away.
+    """
+    page = board(deal, offset=0, limit=limit)
+    return page.entries, page.total
+
+
+def ranked_entries(deal: Deal, limit: int = REST_ENTRIES) -> list[dict[str, Any]]:
+    """Return the deal's best ``limit`` ENTRYs (kept for callers of the former whole-board read)."""
+    return top_entries(deal, limit)[0]
 
 
 def forget(deal_id: int) -> None:
-    """Drop the cached leaderboard of a deal (one of its games has just finished)."""
-    cache.delete(_cache_key(deal_id))
+    """Do nothing: boards are updated as results are verified (kept for former callers)."""
 
 
-def player_entry(entries: list[dict[str, Any]], nickname: str) -> dict[str, Any] | None:
-    """Return the entry of the player named ``nickname`` (any case), or None."""
-    wanted = nickname.lower()
-    return next((e for e in entries if e["player"].lower() == wanted), None)
-
-
-def leaderboard(deal: Deal, *, nickname: str | None = None) -> dict[str, Any]:
-    """Return the leaderboard object of api.md: the top ``REST_ENTRIES`` entries, plus, when
-    ``nickname`` is given, that player's entry as ``player_entry`` (also kept in ``entries``)."""
-    ranked = ranked_entries(deal)
-    limit = REST_ENTRIES
+def leaderboard(
+    deal: Deal, *, offset: int = 0, limit: int | None = None, nickname: str | None = None
+) -> dict[str, Any]:
+    """Return the leaderboard object of api.md: ``limit`` entries from ``offset``, ``total`` and,
+    when ``nickname`` is given, that player's entry as ``player_entry`` (also appended to
+    ``entries`` when it ranks below the page)."""
+    limit = REST_ENTRIES if limit is None else limit
+    page = board(deal, offset=offset, limit=limit, nickname=nickname)
     data: dict[str, Any] = {
         "variant": deal.variant.slug,
         "date": deal.date.isoformat(),
-        "entries": ranked[:limit],
+        "total": page.total,
+        "entries": page.entries,
     }
     if nickname is not None:
-        mine = player_entry(ranked, nickname)
-        if mine is not None and mine["rank"] > limit:
-            data["entries"] = [*data["entries"], mine]
+        mine = page.player_entry
+        if mine is not None and mine["rank"] > offset + limit:
+            data["entries"] = [*page.entries, mine]
         data["player_entry"] = mine
     return data
+
+
+# --- players ----------------------------------------------------------------------------------
+
+
+def _stats_payload(runs: stats.Runs) -> dict[str, Any]:
+    today = clock.today()
+    return {
+        "played": runs.played,
+        "won": runs.won,
+        "win_rate": stats.win_rate(runs),
+        "current_streak": stats.current_streak(runs, today=today),
+        "best_streak": runs.best_win_run,
+        "played_streak": stats.current_played_streak(runs, today=today),
+        "best_played_streak": runs.best_play_run,
+        "average_moves": stats.average_moves(runs),
+    }
+
+
+def player_profile(nickname: str) -> dict[str, Any]:
+    """Return the profile of api.md: nickname, joined and stats per daily variant (three
+    queries: the player, the variants, the player's stats)."""
+    player = access_player(nickname)
+    kept = {row.variant_id: row.runs for row in PlayerVariantStats.objects.filter(player=player)}
+    variants = Variant.objects.filter(Q(enabled=True, daily=True) | Q(pk__in=kept))
+    return {
+        "nickname": player.nickname,
+        "joined": iso(player.date_joined),
+        "stats": {
+            variant.slug: _stats_payload(kept.get(variant.pk, stats.Runs())) for variant in variants
+        },
+    }
+
+
+def _history_ranks(results: list[Result]) -> list[int | None]:
+    """Return each result's rank on its deal's board: from Redis where the board is fresh,
+    else by a COUNT of better results; None for a result that may not rank."""
+    valid = [result_may_rank(result) for result in results]
+    from_redis = ranking.board_ranks(
+        (result.deal_id, ranking.member_of(result)) for result in results
+    )
+    ranks: list[int | None] = []
+    for index, result in enumerate(results):
+        if not valid[index]:
+            ranks.append(None)
+            continue
+        if from_redis is not None:
+            built, rank = from_redis[index]
+            if built == result.deal.results_count and rank is not None:
+                ranks.append(rank)
+                continue
+        ranks.append(_rank_in_database(result))
+    return ranks
+
+
+def player_results(
+    nickname: str,
+    *,
+    viewer: Player | None,
+    variant: Variant | None,
+    offset: int,
+    limit: int,
+) -> dict[str, Any]:
+    """Return ``{"total", "results"}``: the player's finished daily games, newest first, each
+    with its rank; a day's results show to others only once that day has ended."""
+    player = access_player(nickname)
+    results = Result.objects.filter(player=player)
+    if variant is not None:
+        results = results.filter(deal__variant=variant)
+    if viewer is None or viewer.pk != player.pk:
+        results = results.filter(deal__date__lt=clock.today())
+    total = results.count()
+    page = list(
+        results.select_related("deal__variant").order_by("-deal__date", "-finished_at")[
+            offset : offset + limit
+        ]
+    )
+    ranks = _history_ranks(page)
+    return {
+        "total": total,
+        "results": [
+            {
+                "variant": result.deal.variant.slug,
+                "date": result.deal.date.isoformat(),
+                "status": result.status,
+                "foundation_cards": result.foundation_cards,
+                "moves": result.moves,
+                "duration_ms": result.duration_ms,
+                "assisted": result.assisted,
+                "rank": rank,
+                "game": result.game_id,
+            }
+            for result, rank in zip(page, ranks, strict=True)
+        ],
+    }
+
+
+def all_time(slug: str) -> dict[str, Any]:
+    """Return the variant's top ``ALL_TIME_ENTRIES`` players by wins and by best streak."""
+    variant = access_variant(slug)
+    rows = PlayerVariantStats.objects.filter(variant=variant).select_related("player")
+    wins = rows.filter(won__gt=0).order_by("-won", "player_id")[:ALL_TIME_ENTRIES]
+    streaks = rows.filter(best_win_run__gt=0).order_by("-best_win_run", "player_id")[
+        :ALL_TIME_ENTRIES
+    ]
+    return {
+        "variant": variant.slug,
+        "wins": [{"player": row.player.nickname, "wins": row.won} for row in wins],
+        "streaks": [
+            {"player": row.player.nickname, "best_streak": row.best_win_run} for row in streaks
+        ],
+    }

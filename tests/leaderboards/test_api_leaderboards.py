@@ -108,6 +108,7 @@ def test_entries_rank_cards_then_plies_then_duration_then_finish(ranked) -> None
     assert answer.json() == {
         "variant": "caprice",
         "date": "2026-12-01",
+        "total": 6,
         "entries": [entry(rank, ranked[key]) for rank, key in enumerate(order, start=1)],
     }
 
@@ -196,4 +197,4 @@ def test_todays_leaderboard_is_empty_before_anyone_finishes(variants) -> None:
     with clock.frozen(NOON):
         answer = APIClient().get(URL)
 
-    assert answer.json() == {"variant": "caprice", "date": "2026-12-01", "entries": []}
+    assert answer.json() == {"variant": "caprice", "date": "2026-12-01", "total": 0, "entries": []}

@@ -1,0 +1,142 @@
+"""Writes of the leaderboards: a verified result enters its deal's board and its player's stats.
+
+``result_record`` is called for every new verified result (``receivers.py``, on
+``games.signals.result_verified``). Redis holds only what PostgreSQL can rebuild, so a write to
+Redis that fails is logged and left for the next read to repair.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Iterator
+from dataclasses import asdict
+
+from django.db import IntegrityError, transaction
+from django.db.models import Case, F, Q, Value, When
+from django.db.models.functions import Greatest
+
+from games.models import Deal, Result
+from leaderboards import ranking, stats
+from leaderboards.models import PlayerVariantStats, UnrankedResult
+
+logger = logging.getLogger(__name__)
+
+
+def result_record(*, result: Result) -> None:
+    """Rank a just-verified result on its deal's board and count it in its player's stats."""
+    try:
+        ranking.board_add(deal_id=result.deal_id, result=result, nickname=result.player.nickname)
+    except Exception:  # the result is committed; the board's next read repairs it
+        logger.exception("could not rank the result of game %s", result.game_id)
+    stats_record(result=result)
+
+
+def result_unrank(*, result: Result) -> None:
+    """Keep a result whose seal does not match its figures off every board, and log it."""
+    _, created = UnrankedResult.objects.get_or_create(
+        game_id=result.game_id, defaults={"deal_id": result.deal_id}
+    )
+    if created:
+        logger.error(
+            "the result of game %s does not match its seal (edited?): it is never ranked",
+            result.game_id,
+        )
+        ranking.board_forget(deal_id=result.deal_id)  # it may have entered Redis before
+
+
+def _batches(deal: Deal) -> Iterator[tuple[list[tuple[ranking.Ranked, str]], int]]:
+    """Yield the deal's results that may rank in batches by game id, with how many were read."""
+    from leaderboards.selectors import result_may_rank
+
+    after: str | None = None
+    while True:
+        rows = Result.objects.filter(deal_id=deal.pk).select_related("player").order_by("game_id")
+        if after is not None:
+            rows = rows.filter(game_id__gt=after)
+        batch = list(rows[: ranking.REBUILD_BATCH])
+        if not batch:
+            return
+        after = batch[-1].game_id
+        yield [(r, r.player.nickname) for r in batch if result_may_rank(r)], len(batch)
+        if len(batch) < ranking.REBUILD_BATCH:
+            return
+
+
+def board_rebuild(*, deal: Deal) -> bool | None:
+    """Rebuild the deal's Redis board from PostgreSQL in bounded batches, checking every seal.
+
+    Return True when rebuilt, False while another process rebuilds it, None without Redis.
+    """
+    return ranking.board_rebuild(deal_id=deal.pk, batches=_batches(deal))
+
+
+# --- players' stats ---------------------------------------------------------------------------
+
+
+def stats_record(*, result: Result) -> None:
+    """Count a result in its player's stats of its variant.
+
+    A result of a day later than every day counted is one UPDATE (the arithmetic of
+    ``stats.advance`` in SQL); a first result, or one arriving out of date order (a game closed
+    when its day ended, after a later day's result), computes that player's runs again.
+    """
+    deal = result.deal
+    day: dt.date = deal.date
+    won = result.status == "won"
+    after_day = day - stats.ONE_DAY
+    play_run = Case(When(last_date=after_day, then=F("play_run") + 1), default=Value(1))
+    changes = {
+        "played": F("played") + 1,
+        "won": F("won") + int(won),
+        "moves_total": F("moves_total") + result.moves,
+        "last_date": day,
+        "play_run": play_run,
+        "best_play_run": Greatest(F("best_play_run"), play_run),
+    }
+    if won:
+        win_run = Case(When(win_run_end=after_day, then=F("win_run") + 1), default=Value(1))
+        changes |= {
+            "win_run": win_run,
+            "win_run_end": day,
+            "best_win_run": Greatest(F("best_win_run"), win_run),
+        }
+    updated = PlayerVariantStats.objects.filter(
+        Q(last_date__lt=day) | Q(last_date__isnull=True),
+        player_id=result.player_id,
+        variant_id=deal.variant_id,
+    ).update(**changes)
+    if not updated:
+        stats_rebuild(player_id=result.player_id, variant_id=deal.variant_id)
+
+
+def stats_rebuild(*, player_id: int, variant_id: int) -> PlayerVariantStats:
+    """Compute a player's stats in a variant again from their results."""
+    results = Result.objects.filter(player_id=player_id, deal__variant_id=variant_id)
+    runs = stats.runs_from(
+        (day, status == "won", moves)
+        for day, status, moves in results.values_list("deal__date", "status", "moves")
+    )
+    fields = asdict(runs)
+    try:
+        with transaction.atomic():
+            row, _ = PlayerVariantStats.objects.update_or_create(
+                player_id=player_id, variant_id=variant_id, defaults=fields
+            )
+    except IntegrityError:  # made at the same moment by another result: overwrite it
+        PlayerVariantStats.objects.filter(player_id=player_id, variant_id=variant_id).update(
+            **fields
+        )
+        row = PlayerVariantStats.objects.get(player_id=player_id, variant_id=variant_id)
+    return row
+
+
+def stats_rebuild_all() -> int:
+    """Compute every player's stats again from the results; return how many rows were kept."""
+    pairs = set(Result.objects.values_list("player_id", "deal__variant_id").distinct())
+    for player_id, variant_id in sorted(pairs):
+        stats_rebuild(player_id=player_id, variant_id=variant_id)
+    rows = PlayerVariantStats.objects.values_list("player_id", "variant_id", "pk")
+    stale = [pk for player_id, variant_id, pk in rows if (player_id, variant_id) not in pairs]
+    PlayerVariantStats.objects.filter(pk__in=stale).delete()
+    return len(pairs)
