@@ -1,9 +1,25 @@
-"""Leaderboard routes, included by the API URLconf (``games.urls``)."""
+"""Leaderboard and player routes, included by the API URLconf (``games.urls``)."""
 
 from django.urls import path
 
-from leaderboards.views import LeaderboardView
+from leaderboards import views
 
 urlpatterns = [
-    path("leaderboards/<slug:slug>/<str:date>/", LeaderboardView.as_view(), name="api-leaderboard"),
+    # Before the dated board: "all-time" would otherwise be read as a date (and 404).
+    path(
+        "leaderboards/<slug:slug>/all-time/",
+        views.AllTimeView.as_view(),
+        name="api-leaderboard-all-time",
+    ),
+    path(
+        "leaderboards/<slug:slug>/<str:date>/",
+        views.LeaderboardView.as_view(),
+        name="api-leaderboard",
+    ),
+    path("players/<str:nickname>/", views.PlayerView.as_view(), name="api-player"),
+    path(
+        "players/<str:nickname>/results/",
+        views.PlayerResultsView.as_view(),
+        name="api-player-results",
+    ),
 ]

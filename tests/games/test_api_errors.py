@@ -140,6 +140,9 @@ API_PATHS = [
     "/api/games/{game_id}/resign/",
     "/api/games/{game_id}/replay/",
     "/api/leaderboards/{slug}/{date}/",
+    "/api/leaderboards/{slug}/all-time/",
+    "/api/players/{nickname}/",
+    "/api/players/{nickname}/results/",
 ]
 
 
