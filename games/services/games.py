@@ -71,7 +71,17 @@ MOVE_COLUMNS = (
 )
 
 # What verification reads of the game row, fresh (the locked row holds only MOVE_COLUMNS).
-VERIFY_COLUMNS = ("id", "mode", "deal_id", "variant_id", "player_id", "seed", "rules", "assisted")
+VERIFY_COLUMNS = (
+    "id",
+    "mode",
+    "deal_id",
+    "variant_id",
+    "player_id",
+    "seed",
+    "rules",
+    "state",
+    "assisted",
+)
 
 
 # --- untrusted input ------------------------------------------------------------------------
@@ -231,8 +241,10 @@ def _seal_result(game: Game, status: str, at: dt.datetime) -> Result | None:
         pk=game.deal_id
     )
     stored = Game.objects.only(*VERIFY_COLUMNS).get(pk=game.pk)
+    # The position a winning move just reached, else the stored one.
+    state = stored.state if "state" in game.get_deferred_fields() else game.state
     claimed = Claim(
-        status=status, state=game.state, foundation_cards=game.foundation_cards, ply=game.ply
+        status=status, state=state, foundation_cards=game.foundation_cards, ply=game.ply
     )
     try:
         figures = verify_daily(
@@ -263,14 +275,16 @@ def _seal_result(game: Game, status: str, at: dt.datetime) -> Result | None:
 
 def _verify_practice(game: Game) -> bool:
     """Tell whether a practice game's log replays from its own seed to its position."""
-    seed, rules = Game.objects.filter(pk=game.pk).values_list("seed", "rules").get()
-    log = [row.move for row in _logged_moves(game)]
+    seed, rules, stored = (
+        Game.objects.filter(pk=game.pk).values_list("seed", "rules", "state").get()
+    )
+    state = stored if "state" in game.get_deferred_fields() else game.state
     try:
-        outcome = replay(compiled(rules), parse_seed(seed), log)
+        outcome = replay(compiled(rules), parse_seed(seed), [r.move for r in _logged_moves(game)])
     except ReplayError as error:
         logger.error("practice game %s failed its replay: %s", game.pk, error)
         return False
-    return state_to_json(outcome.state) == game.state  # the new position, or loaded as stored
+    return state_to_json(outcome.state) == state
 
 
 FINISH_COLUMNS = ["status", "finished_at", "stuck", "verified", "foundation_cards", "ply"]
