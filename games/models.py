@@ -152,6 +152,9 @@ class Game(models.Model):
     ply = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
     stuck = models.BooleanField(default=False)
+    can_undo = models.BooleanField(
+        default=False, help_text="The position can be taken back (shown to the player)."
+    )
     foundation_cards = models.PositiveSmallIntegerField(default=0)
     verified = models.BooleanField(
         default=False, help_text="Shown to players; ranking reads only sealed results."

@@ -61,6 +61,7 @@ MOVE_COLUMNS = (
     "ply",
     "status",
     "stuck",
+    "can_undo",
     "foundation_cards",
     "verified",
     "assisted",
@@ -287,7 +288,15 @@ def _verify_practice(game: Game) -> bool:
     return state_to_json(outcome.state) == state
 
 
-FINISH_COLUMNS = ["status", "finished_at", "stuck", "verified", "foundation_cards", "ply"]
+FINISH_COLUMNS = [
+    "status",
+    "finished_at",
+    "stuck",
+    "can_undo",
+    "verified",
+    "foundation_cards",
+    "ply",
+]
 
 
 def _finish(game: Game, status: str, at: dt.datetime) -> list[str]:
@@ -295,6 +304,7 @@ def _finish(game: Game, status: str, at: dt.datetime) -> list[str]:
     game.status = status
     game.finished_at = at
     game.stuck = False
+    game.can_undo = False
     if game.mode == Game.Mode.DAILY:
         game.verified = _seal_result(game, status, at) is not None
     else:
@@ -379,7 +389,16 @@ def game_move(*, game_id: Any, player: Player, ply: Any, move: Any) -> Game:
             game.foundation_cards = state.foundation_cards()
             game.first_move_at = game.first_move_at or now
             game.last_move_at = now
-            changed = ["ply", "state", "foundation_cards", "first_move_at", "last_move_at", "stuck"]
+            game.can_undo = state.previous is not None
+            changed = [
+                "ply",
+                "state",
+                "foundation_cards",
+                "first_move_at",
+                "last_move_at",
+                "stuck",
+                "can_undo",
+            ]
             if state.won:
                 changed += _finish(game, Game.Status.WON, now)
             else:
