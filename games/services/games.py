@@ -34,6 +34,7 @@ from games.errors import ErrorCode, ServiceError
 from games.models import Deal, Game, Move, Player, Result, Variant, VerificationFailure
 from games.rulesets import compiled
 from games.services.deals import deal_get_or_create
+from games.validation import is_text
 from games.verification import (
     Claim,
     LoggedMove,
@@ -168,7 +169,7 @@ def game_start(*, player: Player, variant: Any, mode: Any, seed: Any = None) -> 
         chosen_seed = seed is not None
         if seed is None:
             seed = secrets.token_hex(8)
-        if not isinstance(seed, str) or len(seed) > SEED_TEXT_LIMIT or "\x00" in seed:
+        if not is_text(seed, limit=SEED_TEXT_LIMIT):
             raise ServiceError(
                 ErrorCode.INVALID,
                 f"A practice seed is a text of at most {SEED_TEXT_LIMIT} characters (no NUL).",

@@ -45,10 +45,8 @@ def test_a_move_reads_the_game_once_appends_one_row_and_updates_a_few_columns(jo
     token, lock, append, update = statements(context)
     assert "authtoken_token" in token
     assert (
-        (lock.startswith("SELECT")
-        and "FOR UPDATE" in lock.upper())
-        or connection.vendor != "postgresql"
-    )
+        lock.startswith("SELECT") and "FOR UPDATE" in lock.upper()
+    ) or connection.vendor != "postgresql"
     for heavy in ('"rules"', '"seed"', '"state"'):
         assert heavy not in lock, f"the locking read loads {heavy}"
     assert append.startswith('INSERT INTO "games_move"')
