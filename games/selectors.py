@@ -51,9 +51,13 @@ def deal_counts(deal: Deal) -> dict[str, int]:
     return {"players": counts["players"], "finished": counts["finished"]}
 
 
-def daily_entry(deal: Deal) -> dict[str, Any]:
-    """Return the daily deal object of api.md."""
-    return deal_payload(deal, **deal_counts(deal))
+def daily_entry(deal: Deal, *, with_rules: bool = False) -> dict[str, Any]:
+    """Return the daily deal object of api.md (with the deal's frozen rules document when
+    asked: what a third party needs to replay its games)."""
+    data = deal_payload(deal, **deal_counts(deal))
+    if with_rules:
+        data["rules"] = deal.rules
+    return data
 
 
 def access_past_or_present_deal(slug: str, date: dt.date) -> Deal | None:

@@ -224,13 +224,14 @@ class DailyListView(ApiView):
 class DailyDetailView(ApiView):
     @extend_schema(
         tags=["daily"],
-        summary="A variant's deal of one day (seed revealed once the day has ended)",
+        summary="A variant's deal of one day, with its frozen rules (seed revealed once the day "
+        "has ended)",
         parameters=[docs.SLUG, docs.DATE],
         responses=docs.responses({200: docs.DealBody}, E.NOT_FOUND),
     )
     def get(self, request: Request, slug: str, date: str) -> Response:
         deal = services.deal_of_day(slug=slug, date_text=date)
-        return Response(selectors.daily_entry(deal))
+        return Response(selectors.daily_entry(deal, with_rules=True))
 
 
 # --- games ----------------------------------------------------------------------------------
