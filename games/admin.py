@@ -92,15 +92,43 @@ class DealAdmin(admin.ModelAdmin):
     """Look at the daily deals. They are made by the service and never edited; a seed shows only
     once its day is over, so no admin can peek at a deal in play."""
 
-    list_display = ("date", "variant", "attempt", "commitment", "revealed_seed")
-    list_filter = ("variant", "date")
+    list_display = (
+        "date",
+        "variant",
+        "attempt",
+        "certified",
+        "difficulty",
+        "revealed_par",
+        "results_count",
+        "commitment",
+        "revealed_seed",
+    )
+    list_filter = ("variant", "certified", "date")
     date_hierarchy = "date"
-    fields = ("variant", "date", "attempt", "commitment", "revealed_seed", "rules", "created_at")
+    fields = (
+        "variant",
+        "date",
+        "attempt",
+        "certified",
+        "difficulty",
+        "revealed_par",
+        "results_count",
+        "commitment",
+        "revealed_seed",
+        "rules",
+        "created_at",
+    )
     readonly_fields = fields
 
     @admin.display(description="Seed")
     def revealed_seed(self, deal_: Deal) -> str:
         return deal_.seed if day_is_over(deal_.date) else "secret until the day is over"
+
+    @admin.display(description="Par")
+    def revealed_par(self, deal_: Deal) -> str:
+        if not day_is_over(deal_.date):
+            return "secret until the day is over"
+        return str(deal_.par) if deal_.par is not None else "-"
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

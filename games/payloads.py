@@ -50,9 +50,10 @@ def deal_payload(deal: Deal, *, players: int, finished: int) -> dict[str, Any]:
         "players": players,
         "finished": finished,
         "attempt": deal.attempt,
-        "certified": False,
-        "difficulty": None,
-        "par": None,
+        "certified": deal.certified,
+        "difficulty": deal.difficulty,
+        # The winning line's length tells something of the deal: published once the day is over.
+        "par": deal.par if day_is_over(deal.date) else None,
     }
 
 
