@@ -8,9 +8,10 @@ from django.http import HttpRequest
 from django.utils.html import format_html
 
 from games.engine import RulesError, deal, practice_seed, render
-from games.models import Deal, Game, Player, Variant
+from games.models import Deal, Game, Player, Result, Variant, VerificationFailure
 from games.payloads import day_is_over
 from games.rulesets import compiled
+from games.verification import seal_is_valid
 
 
 @admin.register(Player)
@@ -91,15 +92,43 @@ class DealAdmin(admin.ModelAdmin):
     """Look at the daily deals. They are made by the service and never edited; a seed shows only
     once its day is over, so no admin can peek at a deal in play."""
 
-    list_display = ("date", "variant", "attempt", "commitment", "revealed_seed")
-    list_filter = ("variant", "date")
+    list_display = (
+        "date",
+        "variant",
+        "attempt",
+        "certified",
+        "difficulty",
+        "revealed_par",
+        "results_count",
+        "commitment",
+        "revealed_seed",
+    )
+    list_filter = ("variant", "certified", "date")
     date_hierarchy = "date"
-    fields = ("variant", "date", "attempt", "commitment", "revealed_seed", "rules", "created_at")
+    fields = (
+        "variant",
+        "date",
+        "attempt",
+        "certified",
+        "difficulty",
+        "revealed_par",
+        "results_count",
+        "commitment",
+        "revealed_seed",
+        "rules",
+        "created_at",
+    )
     readonly_fields = fields
 
     @admin.display(description="Seed")
     def revealed_seed(self, deal_: Deal) -> str:
         return deal_.seed if day_is_over(deal_.date) else "secret until the day is over"
+
+    @admin.display(description="Par")
+    def revealed_par(self, deal_: Deal) -> str:
+        if not day_is_over(deal_.date):
+            return "secret until the day is over"
+        return str(deal_.par) if deal_.par is not None else "-"
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -137,3 +166,65 @@ class GameAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return request.method in ("GET", "HEAD") and super().has_change_permission(request, obj)
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records written only by verification: to look at, never to edit."""
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return request.method in ("GET", "HEAD") and super().has_change_permission(request, obj)
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+
+@admin.register(Result)
+class ResultAdmin(ReadOnlyAdmin):
+    """Verified daily results, with whether each still carries the server's seal."""
+
+    list_display = (
+        "game",
+        "player",
+        "deal",
+        "status",
+        "foundation_cards",
+        "moves",
+        "duration_ms",
+        "assisted",
+        "sealed",
+        "verified_at",
+    )
+    list_filter = ("status", "assisted", "deal__variant")
+    search_fields = ("game__id", "player__nickname")
+    list_select_related = ("player", "deal__variant")
+    readonly_fields = (
+        "game",
+        "deal",
+        "player",
+        "status",
+        "foundation_cards",
+        "moves",
+        "duration_ms",
+        "finished_at",
+        "assisted",
+        "sealed",
+        "verified_at",
+    )
+    exclude = ("seal",)
+
+    @admin.display(boolean=True, description="Seal holds")
+    def sealed(self, result: Result) -> bool:
+        return seal_is_valid(result)
+
+
+@admin.register(VerificationFailure)
+class VerificationFailureAdmin(ReadOnlyAdmin):
+    """Finished games that failed verification and were kept off the leaderboards."""
+
+    list_display = ("game", "reason", "detail", "at")
+    list_filter = ("reason",)
+    search_fields = ("game__id", "game__player__nickname")
+    readonly_fields = ("game", "reason", "detail", "at")

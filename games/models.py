@@ -108,6 +108,15 @@ class Deal(models.Model):
     seed = models.CharField(max_length=64, help_text="Secret until the day is over (hex).")
     commitment = models.CharField(max_length=64, help_text="SHA-256 of the seed (hex).")
     rules = models.JSONField(help_text="The rules document as it was when the deal was made.")
+    certified = models.BooleanField(
+        default=False, help_text="The solver proved the deal winnable before it was served."
+    )
+    difficulty = models.PositiveSmallIntegerField(
+        null=True, blank=True, help_text="1 (easy) to 5 (hard), from the solver's effort."
+    )
+    solution = models.JSONField(
+        null=True, blank=True, help_text="The solver's winning line (secret; its length is par)."
+    )
     results_count = models.PositiveIntegerField(
         default=0, help_text="Verified results of the deal (counted as each one is sealed)."
     )
@@ -121,6 +130,11 @@ class Deal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.variant.slug} {self.date.isoformat()}"
+
+    @property
+    def par(self) -> int | None:
+        """Return the length of the solver's winning line, for a certified deal."""
+        return len(self.solution) if self.certified and self.solution else None
 
 
 class Game(models.Model):
@@ -152,6 +166,9 @@ class Game(models.Model):
     ply = models.PositiveIntegerField(default=0)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
     stuck = models.BooleanField(default=False)
+    can_undo = models.BooleanField(
+        default=False, help_text="The position can be taken back (shown to the player)."
+    )
     foundation_cards = models.PositiveSmallIntegerField(default=0)
     verified = models.BooleanField(
         default=False, help_text="Shown to players; ranking reads only sealed results."

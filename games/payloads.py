@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
-import logging
 from typing import Any
 
 from games import clock, positions
-from games.engine import State, player_view, state_from_json
+from games.engine import player_view, state_from_json
 from games.models import Deal, Game, Player, Variant
 from games.rulesets import compiled
-
-logger = logging.getLogger(__name__)
 
 
 def iso(moment: dt.datetime | None) -> str | None:
@@ -53,26 +50,20 @@ def deal_payload(deal: Deal, *, players: int, finished: int) -> dict[str, Any]:
         "players": players,
         "finished": finished,
         "attempt": deal.attempt,
-        "certified": False,
-        "difficulty": None,
-        "par": None,
+        "certified": deal.certified,
+        "difficulty": deal.difficulty,
+        # The winning line's length tells something of the deal: published once the day is over.
+        "par": deal.par if day_is_over(deal.date) else None,
     }
 
 
-def game_position(game: Game) -> State:
-    """Return the engine position of a game: the one a move just made, or the cached one.
-
-    A game whose log does not give its row's position (a damaged record) shows the stored
-    position, without undo.
-    """
-    state = getattr(game, "position", None)
-    if state is not None:
-        return state
-    try:
-        return positions.position(game)
-    except positions.DamagedGame as damage:
-        logger.error("%s; showing its stored position", damage)
-        return state_from_json(compiled(game.rules), game.state)
+def game_view(game: Game) -> dict[str, Any]:
+    """Return the player's view of the game's position: the one a move just made, or the
+    stored one (hidden cards as None)."""
+    state = getattr(game, "position", None) or positions.cache.get(game.pk, game.ply)
+    if state is None:
+        state = state_from_json(compiled(game.rules), game.state)
+    return player_view(state)
 
 
 def _seed_text(game: Game) -> str | None:
@@ -84,7 +75,6 @@ def _seed_text(game: Game) -> str | None:
 
 def game_payload(game: Game) -> dict[str, Any]:
     """Return the game object of api.md (hidden cards as None)."""
-    state = game_position(game)
     return {
         "id": game.id,
         "variant": game.variant.slug,
@@ -96,10 +86,10 @@ def game_payload(game: Game) -> dict[str, Any]:
         "ply": game.ply,
         "started_at": iso(game.started_at),
         "finished_at": iso(game.finished_at),
-        "state": player_view(state),
+        "state": game_view(game),
         "verified": game.verified,
         "assisted": game.assisted,
-        "can_undo": not game.is_over and state.previous is not None,
+        "can_undo": game.can_undo,
         "foundation_cards": game.foundation_cards,
         "seed_text": _seed_text(game),
     }

@@ -51,9 +51,13 @@ def deal_counts(deal: Deal) -> dict[str, int]:
     return {"players": counts["players"], "finished": counts["finished"]}
 
 
-def daily_entry(deal: Deal) -> dict[str, Any]:
-    """Return the daily deal object of api.md."""
-    return deal_payload(deal, **deal_counts(deal))
+def daily_entry(deal: Deal, *, with_rules: bool = False) -> dict[str, Any]:
+    """Return the daily deal object of api.md (with the deal's frozen rules document when
+    asked: what a third party needs to replay its games)."""
+    data = deal_payload(deal, **deal_counts(deal))
+    if with_rules:
+        data["rules"] = deal.rules
+    return data
 
 
 def access_past_or_present_deal(slug: str, date: dt.date) -> Deal | None:
@@ -101,3 +105,45 @@ def access_replay(game_id: str, player: Player | None) -> Game:
     if game.is_over:
         return game
     raise ServiceError(ErrorCode.FORBIDDEN, "The replay opens when the game is over.")
+
+
+PAGE_LIMIT = 100
+
+
+def check_page(offset: Any, limit: Any) -> tuple[int, int]:
+    """Return ``(offset, limit)`` from query parameters (default 0 and 100; limit from 1 to
+    100); raise ``invalid`` for anything else."""
+
+    def number(value: Any, name: str, default: int, low: int, top: int) -> int:
+        if value is None:
+            return default
+        text = str(value)
+        if not text.isascii() or not text.isdigit() or len(text) > 9 or not low <= int(text) <= top:
+            raise ServiceError(
+                ErrorCode.INVALID, f"'{name}' is an integer from {low} to {top}.", field=name
+            )
+        return int(text)
+
+    return (
+        number(offset, "offset", 0, 0, 10**9),
+        number(limit, "limit", PAGE_LIMIT, 1, PAGE_LIMIT),
+    )
+
+
+GAME_STATUSES = {"playing": [Game.Status.PLAYING], "over": [Game.Status.WON, Game.Status.RESIGNED]}
+
+
+def player_games(
+    player: Player, *, status: Any = None, offset: int = 0, limit: int = PAGE_LIMIT
+) -> tuple[int, list[Game]]:
+    """Return how many games of ``player`` match ``status`` (``playing``, ``over`` or None for
+    all) and that page of them, newest first."""
+    games = Game.objects.filter(player=player)
+    if status is not None:
+        if status not in GAME_STATUSES:
+            raise ServiceError(
+                ErrorCode.INVALID, "'status' is 'playing' or 'over'.", field="status"
+            )
+        games = games.filter(status__in=GAME_STATUSES[status])
+    page = games.select_related("variant", "deal", "player").order_by("-started_at", "-id")
+    return games.count(), list(page[offset : offset + limit])

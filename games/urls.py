@@ -13,6 +13,7 @@ urlpatterns = [
     path("auth/login/", views.LoginView.as_view(), name="api-login"),
     path("auth/logout/", views.LogoutView.as_view(), name="api-logout"),
     path("me/", views.MeView.as_view(), name="api-me"),
+    path("me/games/", views.MyGamesView.as_view(), name="api-me-games"),
     path("variants/", views.VariantListView.as_view(), name="api-variants"),
     path("variants/<slug:slug>/", views.VariantDetailView.as_view(), name="api-variant"),
     path("daily/", views.DailyListView.as_view(), name="api-daily"),

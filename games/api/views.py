@@ -8,8 +8,13 @@ from __future__ import annotations
 
 from django.contrib.auth import login, logout
 from django.middleware.csrf import get_token
-from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import status
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
+from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
@@ -127,6 +132,52 @@ class MeView(ApiView):
         return Response(payloads.player_payload(request.user))  # type: ignore[arg-type]
 
 
+class MyGamesView(ApiView):
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        tags=["games"],
+        summary="The caller's own games, newest first, paged",
+        parameters=[
+            OpenApiParameter("status", str, enum=["playing", "over"], description="Filter."),
+            OpenApiParameter("offset", int, description="Skip this many (default 0)."),
+            OpenApiParameter("limit", int, description="At most this many (1–100, default 100)."),
+        ],
+        responses=docs.responses(
+            {
+                200: inline_serializer(
+                    "MyGamesBody",
+                    {
+                        "total": serializers.IntegerField(),
+                        "offset": serializers.IntegerField(),
+                        "limit": serializers.IntegerField(),
+                        "games": docs.GameBody(many=True),
+                    },
+                )
+            },
+            E.INVALID,
+            E.NOT_AUTHENTICATED,
+        ),
+    )
+    def get(self, request: Request) -> Response:
+        params = request.query_params
+        offset, limit = selectors.check_page(params.get("offset"), params.get("limit"))
+        total, games = selectors.player_games(
+            request.user,  # type: ignore[arg-type]
+            status=params.get("status"),
+            offset=offset,
+            limit=limit,
+        )
+        return Response(
+            {
+                "total": total,
+                "offset": offset,
+                "limit": limit,
+                "games": [payloads.game_payload(game) for game in games],
+            }
+        )
+
+
 # --- variants and daily deals ---------------------------------------------------------------
 
 
@@ -173,13 +224,14 @@ class DailyListView(ApiView):
 class DailyDetailView(ApiView):
     @extend_schema(
         tags=["daily"],
-        summary="A variant's deal of one day (seed revealed once the day has ended)",
+        summary="A variant's deal of one day, with its frozen rules (seed revealed once the day "
+        "has ended)",
         parameters=[docs.SLUG, docs.DATE],
         responses=docs.responses({200: docs.DealBody}, E.NOT_FOUND),
     )
     def get(self, request: Request, slug: str, date: str) -> Response:
         deal = services.deal_of_day(slug=slug, date_text=date)
-        return Response(selectors.daily_entry(deal))
+        return Response(selectors.daily_entry(deal, with_rules=True))
 
 
 # --- games ----------------------------------------------------------------------------------

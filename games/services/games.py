@@ -34,6 +34,7 @@ from games.errors import ErrorCode, ServiceError
 from games.models import Deal, Game, Move, Player, Result, Variant, VerificationFailure
 from games.rulesets import compiled
 from games.services.deals import deal_get_or_create
+from games.validation import is_text
 from games.verification import (
     Claim,
     LoggedMove,
@@ -61,6 +62,7 @@ MOVE_COLUMNS = (
     "ply",
     "status",
     "stuck",
+    "can_undo",
     "foundation_cards",
     "verified",
     "assisted",
@@ -71,7 +73,17 @@ MOVE_COLUMNS = (
 )
 
 # What verification reads of the game row, fresh (the locked row holds only MOVE_COLUMNS).
-VERIFY_COLUMNS = ("id", "mode", "deal_id", "variant_id", "player_id", "seed", "rules", "assisted")
+VERIFY_COLUMNS = (
+    "id",
+    "mode",
+    "deal_id",
+    "variant_id",
+    "player_id",
+    "seed",
+    "rules",
+    "state",
+    "assisted",
+)
 
 
 # --- untrusted input ------------------------------------------------------------------------
@@ -157,7 +169,7 @@ def game_start(*, player: Player, variant: Any, mode: Any, seed: Any = None) -> 
         chosen_seed = seed is not None
         if seed is None:
             seed = secrets.token_hex(8)
-        if not isinstance(seed, str) or len(seed) > SEED_TEXT_LIMIT or "\x00" in seed:
+        if not is_text(seed, limit=SEED_TEXT_LIMIT):
             raise ServiceError(
                 ErrorCode.INVALID,
                 f"A practice seed is a text of at most {SEED_TEXT_LIMIT} characters (no NUL).",
@@ -231,8 +243,10 @@ def _seal_result(game: Game, status: str, at: dt.datetime) -> Result | None:
         pk=game.deal_id
     )
     stored = Game.objects.only(*VERIFY_COLUMNS).get(pk=game.pk)
+    # The position a winning move just reached, else the stored one.
+    state = stored.state if "state" in game.get_deferred_fields() else game.state
     claimed = Claim(
-        status=status, state=game.state, foundation_cards=game.foundation_cards, ply=game.ply
+        status=status, state=state, foundation_cards=game.foundation_cards, ply=game.ply
     )
     try:
         figures = verify_daily(
@@ -263,17 +277,27 @@ def _seal_result(game: Game, status: str, at: dt.datetime) -> Result | None:
 
 def _verify_practice(game: Game) -> bool:
     """Tell whether a practice game's log replays from its own seed to its position."""
-    seed, rules = Game.objects.filter(pk=game.pk).values_list("seed", "rules").get()
-    log = [row.move for row in _logged_moves(game)]
+    seed, rules, stored = (
+        Game.objects.filter(pk=game.pk).values_list("seed", "rules", "state").get()
+    )
+    state = stored if "state" in game.get_deferred_fields() else game.state
     try:
-        outcome = replay(compiled(rules), parse_seed(seed), log)
+        outcome = replay(compiled(rules), parse_seed(seed), [r.move for r in _logged_moves(game)])
     except ReplayError as error:
         logger.error("practice game %s failed its replay: %s", game.pk, error)
         return False
-    return state_to_json(outcome.state) == game.state  # the new position, or loaded as stored
+    return state_to_json(outcome.state) == state
 
 
-FINISH_COLUMNS = ["status", "finished_at", "stuck", "verified", "foundation_cards", "ply"]
+FINISH_COLUMNS = [
+    "status",
+    "finished_at",
+    "stuck",
+    "can_undo",
+    "verified",
+    "foundation_cards",
+    "ply",
+]
 
 
 def _finish(game: Game, status: str, at: dt.datetime) -> list[str]:
@@ -281,6 +305,7 @@ def _finish(game: Game, status: str, at: dt.datetime) -> list[str]:
     game.status = status
     game.finished_at = at
     game.stuck = False
+    game.can_undo = False
     if game.mode == Game.Mode.DAILY:
         game.verified = _seal_result(game, status, at) is not None
     else:
@@ -365,7 +390,16 @@ def game_move(*, game_id: Any, player: Player, ply: Any, move: Any) -> Game:
             game.foundation_cards = state.foundation_cards()
             game.first_move_at = game.first_move_at or now
             game.last_move_at = now
-            changed = ["ply", "state", "foundation_cards", "first_move_at", "last_move_at", "stuck"]
+            game.can_undo = state.previous is not None
+            changed = [
+                "ply",
+                "state",
+                "foundation_cards",
+                "first_move_at",
+                "last_move_at",
+                "stuck",
+                "can_undo",
+            ]
             if state.won:
                 changed += _finish(game, Game.Status.WON, now)
             else:

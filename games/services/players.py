@@ -13,6 +13,7 @@ from rest_framework.authtoken.models import Token
 
 from games.errors import ErrorCode, ServiceError
 from games.models import Player
+from games.validation import is_text
 
 NICKNAME = re.compile(r"[A-Za-z0-9_-]{3,24}")
 NICKNAME_RULE = "A nickname is 3 to 24 letters, digits, '_' or '-'."
@@ -54,7 +55,7 @@ def player_register(*, nickname: Any, password: Any) -> Player:
     """Create a player with a password (checked by Django's password validators)."""
     if not isinstance(password, str) or not password:
         raise ServiceError(ErrorCode.INVALID, "A password is required.", field="password")
-    if len(password) > 128 or "\x00" in password:
+    if not is_text(password, limit=128):
         raise ServiceError(
             ErrorCode.INVALID, "A password is at most 128 characters (no NUL).", field="password"
         )
@@ -69,7 +70,7 @@ def player_login(*, request: Any, nickname: Any, password: Any) -> Player:
     """Return the player these credentials name; raise ``not_authenticated`` otherwise."""
     if not isinstance(nickname, str) or not isinstance(password, str):
         raise ServiceError(ErrorCode.INVALID, "Give a nickname and a password.")
-    if not is_nickname(nickname) or len(password) > 128:  # keeps NUL and junk from the database
+    if not is_nickname(nickname) or not is_text(password, limit=128):  # no junk reaches a query
         raise ServiceError(ErrorCode.NOT_AUTHENTICATED, "Wrong nickname or password.")
     player = authenticate(request, nickname=nickname, password=password)
     if player is None:

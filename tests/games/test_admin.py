@@ -102,3 +102,35 @@ def test_a_deal_seed_stays_secret_in_the_admin_until_its_day_is_over(
         page = staff_client.get(f"/admin/games/deal/{deal.pk}/change/").content.decode()
         assert deal.seed in page
     assert Deal.objects.count() == 1
+
+
+def test_admins_see_failed_verifications_and_whether_results_hold_their_seal(
+    staff_client, join
+) -> None:
+    # given one honest result, one edited after sealing, and one game refused at verification
+    from games.models import Game, Result, VerificationFailure
+
+    honest, edited, refused = join("Honest"), join("Edited"), join("Refused")
+    ids = {}
+    for name, client in (("honest", honest), ("edited", edited), ("refused", refused)):
+        ids[name] = client.post(
+            "/api/games/", {"variant": "caprice", "mode": "daily"}, "json"
+        ).json()["id"]
+    Game.objects.filter(pk=ids["refused"]).update(foundation_cards=50)
+    for name, client in (("honest", honest), ("edited", edited), ("refused", refused)):
+        client.post(f"/api/games/{ids[name]}/resign/")
+    Result.objects.filter(pk=ids["edited"]).update(moves=1)
+
+    # when
+    results = staff_client.get("/admin/games/result/")
+    failures = staff_client.get("/admin/games/verificationfailure/")
+    result_page = staff_client.get(f"/admin/games/result/{ids['honest']}/change/")
+
+    # then
+    assert results.status_code == failures.status_code == result_page.status_code == 200
+    # two rows, neither assisted: one seal holds, one does not
+    assert results.content.decode().count('alt="True"') == 1
+    assert results.content.decode().count('alt="False"') == 3
+    assert VerificationFailure.objects.get().reason == "figures"
+    assert ids["refused"] in failures.content.decode()
+    assert staff_client.post(f"/admin/games/result/{ids['honest']}/delete/").status_code == 403

@@ -105,6 +105,7 @@ def test_the_seed_is_revealed_once_the_day_is_over() -> None:
     assert yesterday.status_code == 200
     seed = yesterday.json()["seed"]
     assert yesterday.json() == {**then, "seed": seed}
+    assert then["rules"] == builtin_rules("caprice")  # the deal's frozen rules, to replay it
     assert hashlib.sha256(bytes.fromhex(seed)).hexdigest() == then["commitment"]
     assert today.status_code == 200
     assert today.json()["seed"] is None

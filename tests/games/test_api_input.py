@@ -91,3 +91,20 @@ def test_a_junk_game_id_is_not_found(join, game_id) -> None:
     ):
         assert answer.status_code == 404, answer.content
         assert answer.json()["error"] == "not_found"
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/games/", '{"variant": "castile", "mode": "practice", "seed": "\\ud800"}'),
+        ("/api/auth/register/", '{"nickname": "Zed", "password": "long enough \\udfff"}'),
+        ("/api/auth/login/", '{"nickname": "Zed", "password": "\\ud800"}'),
+    ],
+)
+def test_a_lone_surrogate_in_text_is_refused_cleanly(join, path, body) -> None:
+    alice = join("Alice")
+
+    answer = alice.post(path, body, content_type="application/json")
+
+    assert 400 <= answer.status_code < 500
+    assert answer.json()["error"] in {"invalid", "not_authenticated"}
