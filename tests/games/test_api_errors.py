@@ -130,6 +130,7 @@ API_PATHS = [
     "/api/auth/logout/",
     "/api/auth/csrf/",
     "/api/me/",
+    "/api/me/games/",
     "/api/variants/",
     "/api/variants/{slug}/",
     "/api/daily/",
