@@ -22,3 +22,7 @@ urlpatterns = [
 
 if find_spec("games.urls") is not None:
     urlpatterns.append(path("api/", include("games.urls")))
+
+# Errors raised outside a view are answered in JSON too (config/middleware.py).
+handler400 = "config.middleware.bad_request"
+handler500 = "config.middleware.server_error"
