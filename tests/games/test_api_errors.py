@@ -40,6 +40,19 @@ def test_a_move_body_that_is_not_a_json_object_is_invalid(join, body, content_ty
     assert answer.json()["error"] == "invalid"
 
 
+@pytest.mark.parametrize("kind", [{"deal": True}, ["deal"], 3, None, True])
+def test_a_move_whose_type_is_not_a_string_is_invalid(join, kind) -> None:
+    alice = join("Alice")
+    game = alice.post("/api/games/", {"variant": "caprice", "mode": "daily"}, "json").json()
+
+    answer = alice.post(
+        f"/api/games/{game['id']}/moves/", {"ply": 0, "move": {"type": kind}}, "json"
+    )
+
+    assert answer.status_code == 400
+    assert answer.json()["error"] == "invalid"
+
+
 @pytest.mark.parametrize(
     "path",
     ["/api/", "/api/nothing/", "/api/variants", "/api/games/a%00b/", "/api/daily/caprice/"],
