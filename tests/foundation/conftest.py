@@ -7,8 +7,9 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 
@@ -81,3 +82,114 @@ def throwaway_redis() -> Iterator[ThrowawayRedis]:
     server = ThrowawayRedis(port)
     yield server
     server.kill()
+
+
+def database_url(settings_dict: dict) -> str:
+    """Return a ``DATABASE_URL`` naming the database Django's connection is using."""
+    if settings_dict["ENGINE"].endswith("sqlite3"):
+        return f"sqlite:///{settings_dict['NAME']}"
+    user = settings_dict.get("USER") or "postgres"
+    password = f":{settings_dict['PASSWORD']}" if settings_dict.get("PASSWORD") else ""
+    host = settings_dict.get("HOST") or "127.0.0.1"
+    port = settings_dict.get("PORT") or 5432
+    return f"postgres://{user}{password}@{host}:{port}/{settings_dict['NAME']}"
+
+
+class Uvicorn:
+    """The service under uvicorn in a subprocess, its output kept in a file."""
+
+    def __init__(self, env: dict[str, str], workers: int, log_path) -> None:
+        from django.conf import settings
+
+        self.port = free_port()
+        self.base = f"http://127.0.0.1:{self.port}"
+        self.log_path = log_path
+        self._log = open(log_path, "w")  # noqa: SIM115  (closed in stop())
+        command = [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "config.asgi:application",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(self.port),
+            "--workers",
+            str(workers),
+        ]
+        self.process = subprocess.Popen(
+            command,
+            cwd=settings.BASE_DIR,
+            env=env,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+        )
+        self.wait_ready()
+
+    def wait_ready(self, seconds: float = 30.0) -> None:
+        import urllib.request
+
+        deadline = time.monotonic() + seconds
+        while True:
+            try:
+                with urllib.request.urlopen(f"{self.base}/healthz", timeout=2) as answer:
+                    if answer.status == 200:
+                        return
+            except OSError:
+                pass
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise RuntimeError(f"uvicorn did not start:\n{self.output()[-3000:]}")
+            time.sleep(0.1)
+
+    def output(self) -> str:
+        self._log.flush()
+        with open(self.log_path) as handle:
+            return handle.read()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=5)
+        self._log.close()
+
+
+def service_env(**extra: str) -> dict[str, str]:
+    """Return the environment of a service subprocess on the test database."""
+    from django.db import connection
+
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if not name.startswith(("THROTTLE_", "DATABASE_", "PYTEST"))
+    }
+    env.pop("DAILY_PATIENCE_REQUIRE_SERVICES", None)
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DATABASE_URL=database_url(connection.settings_dict),
+        DEBUG="false",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        SECRET_KEY="a-test-secret-key",
+        DEAL_SECRET="a-test-deal-secret",
+    )
+    env.update(extra)
+    return env
+
+
+@pytest.fixture
+def uvicorn(tmp_path) -> Iterator[Callable[..., Uvicorn]]:
+    """Return ``start(env, workers=1)``: the service under uvicorn, stopped at teardown."""
+    started: list[Uvicorn] = []
+
+    def start(env: dict[str, str], workers: int = 1) -> Uvicorn:
+        server = Uvicorn(env, workers, tmp_path / f"uvicorn-{len(started)}.log")
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
