@@ -33,7 +33,7 @@ _QUERY_TOKEN = re.compile(
     re.IGNORECASE,
 )
 _AUTHORIZATION = re.compile(
-    r"(?P<name>\bauthorization[\"']?\s*[:=]\s*[\"']?(?:(?:token|bearer|basic)\s+)?)[^\s\"',;}]+",
+    r"(?P<name>(?<![a-z])authorization[\"']?\s*[:=]\s*[\"']?(?:(?:token|bearer|basic)\s+)?)[^\s\"',;}]+",
     re.IGNORECASE,
 )
 

@@ -143,7 +143,8 @@ class Uvicorn:
             time.sleep(0.1)
 
     def output(self) -> str:
-        self._log.flush()
+        if not self._log.closed:
+            self._log.flush()
         with open(self.log_path) as handle:
             return handle.read()
 
