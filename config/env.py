@@ -123,7 +123,9 @@ def postgresql_connections(env: Mapping[str, str]) -> dict[str, Any]:
     pool = {"min_size": low, "max_size": high, "timeout": timeout, "max_idle": 300}
     return {
         "CONN_MAX_AGE": 0,
-        "CONN_HEALTH_CHECKS": False,
+        # The pool checks a connection before lending it: one dropped by a PostgreSQL restart
+        # is replaced instead of failing the request.
+        "CONN_HEALTH_CHECKS": True,
         "OPTIONS": {"pool": pool, "connect_timeout": env_int(env, "DATABASE_CONNECT_TIMEOUT", 5)},
     }
 
