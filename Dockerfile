@@ -21,4 +21,9 @@ RUN SECRET_KEY=collectstatic DEAL_SECRET=collectstatic DEBUG=false \
 USER patience
 EXPOSE 8000
 
-CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py loadvariants && uvicorn config.asgi:application --host 0.0.0.0 --port 8000 --workers 4"]
+# uvicorn starts WEB_CONCURRENCY workers; each holds at most DATABASE_POOL_MAX connections
+# (README, Production: workers × pool must stay within PostgreSQL's max_connections).
+ENV WEB_CONCURRENCY=4 \
+    DATABASE_POOL_MAX=10
+
+CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py loadvariants && exec uvicorn config.asgi:application --host 0.0.0.0 --port 8000 --timeout-graceful-shutdown 20"]

@@ -20,6 +20,11 @@ TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
 FALSE_WORDS = frozenset({"0", "false", "no", "off", ""})
 GENERATED_SECRETS = ("SECRET_KEY", "DEAL_SECRET")
 DEFAULT_ALLOWED_HOSTS = ("127.0.0.1", "localhost", "testserver")
+DEFAULT_POOL_MIN = 2
+DEFAULT_POOL_MAX = 10
+DEFAULT_POOL_TIMEOUT = 5.0
+# Redis holds only what can be rebuilt: a slow or dead server must cost a request little.
+CACHE_SOCKET_TIMEOUT = 0.25
 
 
 def env_bool(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -33,6 +38,28 @@ def env_bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     if word in FALSE_WORDS:
         return False
     raise ImproperlyConfigured(f"{name} must be true or false, not {raw!r}.")
+
+
+def env_int(env: Mapping[str, str], name: str, default: int) -> int:
+    """Read a whole number."""
+    raw = env.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a whole number, not {raw!r}.") from None
+
+
+def env_float(env: Mapping[str, str], name: str, default: float) -> float:
+    """Read a number of seconds (or any other decimal number)."""
+    raw = env.get(name)
+    if raw is None or not raw.strip():
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be a number, not {raw!r}.") from None
 
 
 def env_list(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> list[str]:
@@ -69,9 +96,38 @@ def database_config(env: Mapping[str, str], base_dir: Path) -> dict[str, Any]:
         }
     config = environ.Env.db_url_config(url)
     if config.get("ENGINE") == "django.db.backends.postgresql":
-        config["CONN_MAX_AGE"] = int(env.get("CONN_MAX_AGE", "60"))
-        config["CONN_HEALTH_CHECKS"] = True
+        config.update(postgresql_connections(env))
     return config
+
+
+def postgresql_connections(env: Mapping[str, str]) -> dict[str, Any]:
+    """Return how a worker holds its PostgreSQL connections: a pool by default.
+
+    Under ASGI every request runs on a thread of its own, and each thread would keep its own
+    persistent connection: a burst of requests then exhausts the server's ``max_connections``.
+    The pool (Django's own, on psycopg-pool) caps one worker at ``DATABASE_POOL_MAX``
+    connections; a request that finds none free waits ``DATABASE_POOL_TIMEOUT`` seconds, then
+    fails with ``OperationalError`` (answered 503 ``unavailable``). The pool requires
+    ``CONN_MAX_AGE`` 0: connections go back to the pool, not closed, at the end of a request.
+    """
+    if not env_bool(env, "DATABASE_POOL", default=True):
+        return {"CONN_MAX_AGE": env_int(env, "CONN_MAX_AGE", 0), "CONN_HEALTH_CHECKS": True}
+    low = env_int(env, "DATABASE_POOL_MIN", DEFAULT_POOL_MIN)
+    high = env_int(env, "DATABASE_POOL_MAX", DEFAULT_POOL_MAX)
+    if not 0 <= low <= high or high < 1:
+        raise ImproperlyConfigured(
+            f"DATABASE_POOL_MIN ({low}) must be at least 0 and at most DATABASE_POOL_MAX ({high}),"
+            " which must be at least 1."
+        )
+    timeout = env_float(env, "DATABASE_POOL_TIMEOUT", DEFAULT_POOL_TIMEOUT)
+    pool = {"min_size": low, "max_size": high, "timeout": timeout, "max_idle": 300}
+    return {
+        "CONN_MAX_AGE": 0,
+        # The pool checks a connection before lending it: one dropped by a PostgreSQL restart
+        # is replaced instead of failing the request.
+        "CONN_HEALTH_CHECKS": True,
+        "OPTIONS": {"pool": pool, "connect_timeout": env_int(env, "DATABASE_CONNECT_TIMEOUT", 5)},
+    }
 
 
 def channel_layers_config(env: Mapping[str, str]) -> dict[str, Any]:
@@ -92,13 +148,21 @@ def cache_config(env: Mapping[str, str]) -> dict[str, Any]:
     url = env.get("REDIS_URL")
     if not url:
         return {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    timeout = env_float(env, "CACHE_SOCKET_TIMEOUT", CACHE_SOCKET_TIMEOUT)
     return {
         "default": {
-            "BACKEND": "config.cache.ResilientRedisCache",
+            # django-redis: with IGNORE_EXCEPTIONS an unreachable (or paused) Redis reads as a
+            # miss and writes are skipped, after at most the socket timeouts.
+            "BACKEND": "django_redis.cache.RedisCache",
             "LOCATION": url,
             "KEY_PREFIX": "daily_patience",
-            # Fail fast when Redis is away: the cache then reads as a miss (config/cache.py).
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2},
+            "OPTIONS": {
+                "CLIENT_CLASS": "django_redis.client.DefaultClient",
+                "SOCKET_CONNECT_TIMEOUT": timeout,
+                "SOCKET_TIMEOUT": timeout,
+                "IGNORE_EXCEPTIONS": True,
+                "CONNECTION_POOL_KWARGS": {"max_connections": 100, "health_check_interval": 30},
+            },
         }
     }
 

@@ -1,4 +1,4 @@
-"""``GET /healthz``: tell whether the database and Redis answer."""
+"""``GET /healthz``: tell whether the database and Redis answer, and how the pool is used."""
 
 from __future__ import annotations
 
@@ -14,8 +14,24 @@ from django.views.decorators.http import require_GET
 REDIS_TIMEOUT_SECONDS = 2.0
 
 
+def pool_report() -> dict[str, Any] | None:
+    """Return the figures of this worker's connection pool, or None without a pool."""
+    pool = getattr(connection, "pool", None)
+    if pool is None:
+        return None
+    stats = pool.get_stats()
+    return {
+        "min": pool.min_size,
+        "max": pool.max_size,
+        "timeout": pool.timeout,
+        "size": stats.get("pool_size", 0),
+        "available": stats.get("pool_available", 0),
+        "waiting": stats.get("requests_waiting", 0),
+    }
+
+
 def check_database() -> dict[str, Any]:
-    """Run ``SELECT 1`` on the default database."""
+    """Run ``SELECT 1`` on the default database; report the pool when there is one."""
     report: dict[str, Any] = {"ok": False, "vendor": connection.vendor}
     try:
         with connection.cursor() as cursor:
@@ -23,8 +39,14 @@ def check_database() -> dict[str, Any]:
             cursor.fetchone()
     except Exception as error:
         report["error"] = f"{type(error).__name__}: {error}".strip()
-        return report
-    report["ok"] = True
+    else:
+        report["ok"] = True
+    try:
+        pool = pool_report()
+    except Exception:  # the figures are a courtesy: never fail the check for them
+        pool = None
+    if pool is not None:
+        report["pool"] = pool
     return report
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from django.core.exceptions import ImproperlyConfigured
 
+from config import checks as _checks  # noqa: F401  (registers the sizing checks)
 from config import env as config_env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -47,7 +48,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.middleware.ConcurrencyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "config.middleware.SecurityHeadersMiddleware",
+    "config.middleware.ErrorMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -78,9 +82,55 @@ TEMPLATES = [
 DATABASES = {"default": config_env.database_config(ENV, BASE_DIR)}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     (BASE_DIR / "var").mkdir(exist_ok=True)  # the test database file lives there
+_pool = DATABASES["default"].get("OPTIONS", {}).get("pool")
+# Sizing (README, Production): WEB_CONCURRENCY workers × DATABASE_POOL_MAX connections must stay
+# within DATABASE_MAX_CONNECTIONS (PostgreSQL's max_connections); config/checks.py warns if not.
+# ASGI_THREADS bounds the requests one worker runs at once (config/middleware.py).
+WEB_CONCURRENCY = config_env.env_int(ENV, "WEB_CONCURRENCY", 1)
+DATABASE_MAX_CONNECTIONS = config_env.env_int(ENV, "DATABASE_MAX_CONNECTIONS", 100)
+ASGI_THREADS = config_env.env_int(ENV, "ASGI_THREADS", _pool["max_size"] if _pool else 32)
 CHANNEL_LAYERS = config_env.channel_layers_config(ENV)
 CACHES = config_env.cache_config(ENV)
+# django-redis: log the errors IGNORE_EXCEPTIONS turns into misses.
+DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 REDIS_URL = ENV.get("REDIS_URL") or None
+
+# Bodies: the API takes small JSON documents; larger ones are refused with 413.
+DATA_UPLOAD_MAX_MEMORY_SIZE = config_env.env_int(ENV, "DATA_UPLOAD_MAX_MEMORY_SIZE", 64 * 1024)
+DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
+
+# HTTPS and security headers (README, Production). Off by default so that plain-HTTP local runs
+# and docker compose keep working; a real deployment sets them (manage.py check --deploy).
+SECURE_SSL_REDIRECT = config_env.env_bool(ENV, "SECURE_SSL_REDIRECT", default=False)
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers probe over plain HTTP
+if config_env.env_bool(ENV, "TRUST_X_FORWARDED_PROTO", default=False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+SECURE_HSTS_SECONDS = config_env.env_int(ENV, "SECURE_HSTS_SECONDS", 0)
+SECURE_HSTS_INCLUDE_SUBDOMAINS = config_env.env_bool(
+    ENV, "SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False
+)
+SECURE_HSTS_PRELOAD = config_env.env_bool(ENV, "SECURE_HSTS_PRELOAD", default=False)
+SESSION_COOKIE_SECURE = config_env.env_bool(ENV, "SESSION_COOKIE_SECURE", default=False)
+CSRF_COOKIE_SECURE = config_env.env_bool(ENV, "CSRF_COOKIE_SECURE", default=False)
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+# Content-Security-Policy by path prefix (config/middleware.py), the longest prefix winning. The
+# client is plain module scripts and style sheets served by the service, with no inline script,
+# no inline style attribute and no eval; the interactive API docs (Swagger UI, served from the
+# service) and the admin add inline styles and data: images.
+_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'self'; "
+    "form-action 'self'; frame-ancestors 'none'"
+)
+CONTENT_SECURITY_POLICY = {
+    "/": _CSP,
+    "/api/docs/": _CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'"),
+    "/admin/": _CSP.replace("style-src 'self'", "style-src 'self' 'unsafe-inline'"),
+}
+PERMISSIONS_POLICY = "camera=(), microphone=(), geolocation=(), payment=()"
 
 AUTH_USER_MODEL = "games.Player"
 AUTH_PASSWORD_VALIDATORS = [
@@ -151,6 +201,8 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# config/logging.py applies LOGGING, then keeps tokens out of every log (uvicorn's access log too).
+LOGGING_CONFIG = "config.logging.configure"
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

@@ -7,7 +7,7 @@ from importlib.util import find_spec
 
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config.health import healthz
 from config.views import front_page
@@ -17,8 +17,12 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]
 
 if find_spec("games.urls") is not None:
     urlpatterns.append(path("api/", include("games.urls")))
+
+# Errors raised outside a view are answered in JSON too (config/middleware.py).
+handler400 = "config.middleware.bad_request"
+handler500 = "config.middleware.server_error"

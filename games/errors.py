@@ -22,6 +22,8 @@ class ErrorCode(enum.StrEnum):
     NOT_ACCEPTABLE = "not_acceptable"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
     SERVER_ERROR = "server_error"
+    # The database (or its connection pool) cannot serve the request now; try again shortly.
+    UNAVAILABLE = "unavailable"
 
     @property
     def status(self) -> int:
@@ -41,6 +43,7 @@ _STATUS = {
     ErrorCode.NOT_ACCEPTABLE: 406,
     ErrorCode.UNSUPPORTED_MEDIA_TYPE: 415,
     ErrorCode.SERVER_ERROR: 500,
+    ErrorCode.UNAVAILABLE: 503,
 }
 
 

@@ -60,7 +60,28 @@ def _fresh_cache():
     from django.core.cache import cache
 
     cache.clear()
+    _forget_rate_counts()
     yield
+
+
+def _forget_rate_counts():
+    """Drop the counts of ``games.ratelimits`` (in memory, and on the test Redis when set)."""
+    import redis
+    from django.conf import settings
+
+    from games import ratelimits
+
+    ratelimits.reset_memory()
+    if settings.REDIS_URL:
+        client = redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2)
+        try:
+            keys = list(client.scan_iter(f"{ratelimits.KEY_PREFIX}:*", count=1000))
+            if keys:
+                client.delete(*keys)
+        except redis.RedisError:
+            pass
+        finally:
+            client.close()
 
 
 def _launch_variants():

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 from django.conf import settings
-from rest_framework.exceptions import ParseError
+from rest_framework.exceptions import APIException, ParseError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
 from rest_framework.renderers import BaseRenderer, JSONRenderer
@@ -15,10 +16,25 @@ from rest_framework.views import APIView
 from games.errors import ErrorCode, ServiceError
 
 
+class RequestTooLarge(APIException):
+    """A body larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE``: 413, answered as ``invalid``."""
+
+    status_code = 413
+    default_code = "invalid"
+
+
 class StrictJSONParser(JSONParser):
-    """Parse JSON, refusing nesting too deep for Python's parser as malformed (not a 500)."""
+    """Parse JSON, refusing nesting too deep for Python's parser as malformed (not a 500) and a
+    body beyond ``DATA_UPLOAD_MAX_MEMORY_SIZE`` as too large (DRF reads the stream past
+    Django's own check)."""
 
     def parse(self, stream: Any, media_type: Any = None, parser_context: Any = None) -> Any:
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        if limit is not None and stream is not None:
+            body = stream.read(limit + 1)
+            if len(body) > limit:
+                raise RequestTooLarge(f"The request body is larger than {limit} bytes.")
+            stream = io.BytesIO(body)
         try:
             return super().parse(stream, media_type, parser_context)
         except RecursionError:

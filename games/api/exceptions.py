@@ -12,6 +12,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
+from config.middleware import RETRY_AFTER_SECONDS, UNAVAILABLE_DETAIL, is_database_unavailable
 from games.errors import ErrorCode, ServiceError
 
 logger = logging.getLogger(__name__)
@@ -57,6 +58,13 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
             exc = exceptions.NotFound()
         elif isinstance(exc, DjangoPermissionDenied):
             exc = exceptions.PermissionDenied()
+        if is_database_unavailable(exc):
+            logger.warning("database unavailable: %s", exc)
+            code = ErrorCode.UNAVAILABLE
+            body = {"error": code.value, "detail": UNAVAILABLE_DETAIL}
+            return Response(
+                body, status=code.status, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
+            )
         if not isinstance(exc, exceptions.APIException):
             logger.error("unexpected error in the API", exc_info=exc)
             code = ErrorCode.SERVER_ERROR

@@ -1,34 +1,117 @@
-"""An unreachable Redis reads as a cache miss: nothing fails, nothing is lost."""
+"""A slow or dead Redis never fails nor hangs a request: reads are misses, writes are skipped.
+
+The cache is django-redis with ``IGNORE_EXCEPTIONS`` and short socket timeouts
+(``config.env.cache_config``). Each test runs on a Redis server of its own, then pauses it
+(SIGSTOP: connections are accepted, nothing answers) or kills it.
+"""
 
 from __future__ import annotations
 
-import socket
+import datetime as dt
+import threading
+from collections.abc import Callable
+from typing import Any
 
 import pytest
+from django.core.cache import caches
+from django.db import connections
+from rest_framework.test import APIClient
 
-from config.cache import ResilientRedisCache
+from config import env as config_env
+from games import clock, services
+from games.models import Player
+
+NOON = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
+# Longer than a request with a few cache calls takes at the configured timeouts (0.25 s each),
+# shorter than the same calls took when Redis's timeouts were seconds: the bound of "hangs".
+HANG_SECONDS = 3.0
+
+
+def finishes(work: Callable[[], Any], seconds: float = HANG_SECONDS) -> Any:
+    """Run ``work`` on a thread; fail if it has not returned after ``seconds``, else return."""
+    outcome: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = work()
+        except BaseException as error:
+            outcome["error"] = error
+        finally:
+            connections.close_all()  # this thread's own (back to the pool)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), f"still waiting on Redis after {seconds} s"
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 @pytest.fixture
-def dead_redis() -> ResilientRedisCache:
-    with socket.socket() as probe:  # a port nobody listens on
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    return ResilientRedisCache(
-        f"redis://127.0.0.1:{port}/0", {"OPTIONS": {"socket_connect_timeout": 0.2}}
-    )
+def redis_cache(throwaway_redis, settings):
+    """Point the default cache at the throwaway Redis, configured as in production."""
+    settings.CACHES = config_env.cache_config({"REDIS_URL": throwaway_redis.url})
+    cache = caches["default"]
+    cache.set("warm", 1)  # connect while the server answers
+    yield cache
+    throwaway_redis.resume()
 
 
-def test_reads_are_misses_and_writes_do_nothing_when_redis_is_down(dead_redis) -> None:
-    assert dead_redis.get("k") is None
-    assert dead_redis.get("k", "fallback") == "fallback"
-    assert dead_redis.get_many(["a", "b"]) == {}
-    assert dead_redis.set("k", 1) is None
-    assert dead_redis.add("k", 1) is False
-    assert dead_redis.delete("k") is False
-    assert dead_redis.has_key("k") is False
+def cache_round(cache) -> dict[str, Any]:
+    """Call the cache as the service does; return what each call answered."""
+    return {
+        "get": cache.get("k"),
+        "get_default": cache.get("k", "fallback"),
+        "get_many": cache.get_many(["a", "b"]),
+        "set": cache.set("k", 1),
+        "add": cache.add("other", 1),
+        "delete": cache.delete("k"),
+    }
 
 
-def test_incr_on_a_dead_cache_reads_as_a_missing_key(dead_redis) -> None:
-    with pytest.raises(ValueError):
-        dead_redis.incr("k")
+def test_the_cache_works_while_redis_answers(redis_cache) -> None:
+    redis_cache.set("k", {"entries": [1, 2]})
+
+    assert redis_cache.get("k") == {"entries": [1, 2]}
+
+
+def test_a_dead_redis_reads_as_misses_and_skips_writes(redis_cache, throwaway_redis) -> None:
+    throwaway_redis.kill()
+
+    answers = finishes(lambda: cache_round(redis_cache))
+
+    assert answers["get"] is None
+    assert answers["get_default"] == "fallback"
+    assert answers["get_many"] == {}
+    assert not answers["add"]
+    assert not answers["delete"]
+
+
+def test_a_paused_redis_reads_as_misses_without_hanging(redis_cache, throwaway_redis) -> None:
+    throwaway_redis.pause()
+
+    answers = finishes(lambda: cache_round(redis_cache))
+
+    assert answers["get"] is None
+    assert answers["get_default"] == "fallback"
+    assert answers["get_many"] == {}
+
+
+@pytest.mark.parametrize("fault", ["pause", "kill"])
+def test_a_request_that_reads_the_cache_succeeds_when_redis_fails(
+    fault, redis_cache, throwaway_redis, ws_variants
+) -> None:
+    # given: the day's deal of caprice, then Redis failing
+    with clock.frozen(NOON):
+        player = Player.objects.create_user("Alice", None, is_guest=True)
+        services.game_start(player=player, variant="caprice", mode="daily")
+    getattr(throwaway_redis, fault)()
+
+    # when
+    with clock.frozen(NOON):
+        answer = finishes(lambda: APIClient().get("/api/leaderboards/caprice/2026-12-01/"))
+
+    # then
+    assert answer.status_code == 200, answer.json()
+    assert answer.json()["entries"] == []

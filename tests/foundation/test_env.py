@@ -28,14 +28,50 @@ def test_embedded_default_uses_sqlite_memory_layer_and_locmem_cache() -> None:
     )
 
 
-def test_database_url_selects_postgresql_with_modest_persistent_connections() -> None:
+def test_database_url_selects_postgresql_with_a_bounded_connection_pool() -> None:
     config = config_env.database_config(SERVICES, BASE)
 
     assert config["ENGINE"] == "django.db.backends.postgresql"
     assert (config["HOST"], config["PORT"], config["NAME"]) == ("db.example", 5433, "daily")
     assert (config["USER"], config["PASSWORD"]) == ("patience", "pw")
-    assert config["CONN_MAX_AGE"] == 60
-    assert config["CONN_HEALTH_CHECKS"] is True
+    assert config["CONN_MAX_AGE"] == 0  # the pool requires it
+    assert config["OPTIONS"]["pool"] == {
+        "min_size": 2,
+        "max_size": 10,
+        "timeout": 5.0,
+        "max_idle": 300,
+    }
+    assert config["OPTIONS"]["connect_timeout"] == 5
+
+
+def test_the_pool_is_sized_from_the_environment() -> None:
+    env = {
+        **SERVICES,
+        "DATABASE_POOL_MIN": "1",
+        "DATABASE_POOL_MAX": "4",
+        "DATABASE_POOL_TIMEOUT": "0.5",
+    }
+
+    pool = config_env.database_config(env, BASE)["OPTIONS"]["pool"]
+
+    assert (pool["min_size"], pool["max_size"], pool["timeout"]) == (1, 4, 0.5)
+
+
+@pytest.mark.parametrize(
+    "sizes", [{"DATABASE_POOL_MIN": "5", "DATABASE_POOL_MAX": "2"}, {"DATABASE_POOL_MAX": "0"}]
+)
+def test_a_pool_that_cannot_work_is_refused(sizes: dict) -> None:
+    with pytest.raises(ImproperlyConfigured, match="DATABASE_POOL_M"):
+        config_env.database_config({**SERVICES, **sizes}, BASE)
+
+
+def test_without_the_pool_connections_persist_for_conn_max_age() -> None:
+    env = {**SERVICES, "DATABASE_POOL": "false", "CONN_MAX_AGE": "30"}
+
+    config = config_env.database_config(env, BASE)
+
+    assert "OPTIONS" not in config
+    assert (config["CONN_MAX_AGE"], config["CONN_HEALTH_CHECKS"]) == (30, True)
 
 
 def test_redis_url_selects_redis_channel_layer_and_cache() -> None:
@@ -44,8 +80,16 @@ def test_redis_url_selects_redis_channel_layer_and_cache() -> None:
 
     assert layers["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
     assert layers["default"]["CONFIG"]["hosts"] == ["redis://cache.example:6380/2"]
-    assert caches["default"]["BACKEND"] == "config.cache.ResilientRedisCache"
+    assert caches["default"]["BACKEND"] == "django_redis.cache.RedisCache"
     assert caches["default"]["LOCATION"] == "redis://cache.example:6380/2"
+    options = caches["default"]["OPTIONS"]
+    assert options["IGNORE_EXCEPTIONS"] is True
+    assert options["SOCKET_CONNECT_TIMEOUT"] == options["SOCKET_TIMEOUT"] == 0.25
+
+
+def test_a_number_that_is_not_one_is_refused() -> None:
+    with pytest.raises(ImproperlyConfigured, match="DATABASE_POOL_MAX must be a whole number"):
+        config_env.database_config({**SERVICES, "DATABASE_POOL_MAX": "many"}, BASE)
 
 
 @pytest.mark.parametrize(

@@ -20,12 +20,32 @@ def test_healthz_answers_200_with_the_state_of_each_service(client: Client, sett
     assert response.status_code == 200
     body = response.json()
     assert body["status"] == "ok"
-    assert body["database"] == {"ok": True, "vendor": connection.vendor}
+    database = body["database"]
+    assert {key: database[key] for key in ("ok", "vendor")} == {
+        "ok": True,
+        "vendor": connection.vendor,
+    }
+    assert set(database) <= {"ok", "vendor", "pool"}
     assert body["redis"] == {"ok": True, "configured": bool(settings.REDIS_URL)}
     assert body["channel_layer"] in {
         "channels.layers.InMemoryChannelLayer",
         "channels_redis.core.RedisChannelLayer",
     }
+
+
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="the connection pool is PostgreSQL's")
+def test_healthz_reports_the_connection_pool(client: Client, settings) -> None:
+    pool = settings.DATABASES["default"]["OPTIONS"]["pool"]
+
+    report = client.get("/healthz").json()["database"]["pool"]
+
+    assert (report["min"], report["max"], report["timeout"]) == (
+        pool["min_size"],
+        pool["max_size"],
+        pool["timeout"],
+    )
+    assert set(report) == {"min", "max", "timeout", "size", "available", "waiting"}
+    assert 0 <= report["available"] <= report["size"] <= report["max"]
 
 
 def test_healthz_runs_one_query(client: Client) -> None:

@@ -11,8 +11,8 @@ import pytest
 from channels.layers import get_channel_layer
 from django.core.cache import cache, caches
 from django.core.cache.backends.locmem import LocMemCache
-from django.core.cache.backends.redis import RedisCache
 from django.db import connection
+from django_redis.cache import RedisCache
 
 from config.env import env_bool
 

@@ -16,7 +16,7 @@ INVALID_BODIES = [
     ("null", "application/json"),
     ("nickname=Alice", "application/x-www-form-urlencoded"),
     ("Alice", "text/plain"),
-    ("[" * 100_000, "application/json"),
+    ("[" * 50_000, "application/json"),  # deep, yet within the body size limit
 ]
 
 
@@ -35,6 +35,19 @@ def test_a_move_body_that_is_not_a_json_object_is_invalid(join, body, content_ty
     game = alice.post("/api/games/", {"variant": "caprice", "mode": "daily"}, "json").json()
 
     answer = alice.post(f"/api/games/{game['id']}/moves/", body, content_type=content_type)
+
+    assert answer.status_code == 400
+    assert answer.json()["error"] == "invalid"
+
+
+@pytest.mark.parametrize("kind", [{"deal": True}, ["deal"], 3, None, True])
+def test_a_move_whose_type_is_not_a_string_is_invalid(join, kind) -> None:
+    alice = join("Alice")
+    game = alice.post("/api/games/", {"variant": "caprice", "mode": "daily"}, "json").json()
+
+    answer = alice.post(
+        f"/api/games/{game['id']}/moves/", {"ply": 0, "move": {"type": kind}}, "json"
+    )
 
     assert answer.status_code == 400
     assert answer.json()["error"] == "invalid"

@@ -1,0 +1,52 @@
+"""System checks of the deployment's sizing: workers × pool against PostgreSQL's limit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.checks import Tags, Warning, register
+
+
+def pool_size(database: dict[str, Any]) -> int | None:
+    """Return the most connections one worker's pool opens, or None without a pool."""
+    pool = database.get("OPTIONS", {}).get("pool")
+    if not pool:
+        return None
+    if pool is True:
+        return 4  # psycopg-pool's default max_size when Django creates the pool
+    return int(pool.get("max_size", pool.get("min_size", 4)))
+
+
+@register(Tags.database, deploy=False)
+def check_connection_budget(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
+    """Warn when ``WEB_CONCURRENCY`` workers × the pool exceed ``DATABASE_MAX_CONNECTIONS``,
+    or when one worker runs more request threads than its pool has connections."""
+    database = settings.DATABASES.get("default", {})
+    size = pool_size(database)
+    if size is None:
+        return []
+    warnings: list[Warning] = []
+    workers = settings.WEB_CONCURRENCY
+    budget = settings.DATABASE_MAX_CONNECTIONS
+    if workers * size > budget:
+        warnings.append(
+            Warning(
+                f"{workers} workers × a pool of {size} connections = {workers * size}, more than "
+                f"the {budget} connections PostgreSQL allows (DATABASE_MAX_CONNECTIONS).",
+                hint="Lower DATABASE_POOL_MAX or WEB_CONCURRENCY, or raise max_connections on "
+                "the server and DATABASE_MAX_CONNECTIONS with it (README, Production).",
+                id="config.W001",
+            )
+        )
+    threads = settings.ASGI_THREADS
+    if threads > size:
+        warnings.append(
+            Warning(
+                f"ASGI_THREADS ({threads}) is more than DATABASE_POOL_MAX ({size}): requests "
+                "beyond the pool wait for a connection and may time out.",
+                hint="Set ASGI_THREADS to at most DATABASE_POOL_MAX.",
+                id="config.W002",
+            )
+        )
+    return warnings
