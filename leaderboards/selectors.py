@@ -35,7 +35,7 @@ LIVE_ENTRIES = 20
 REST_ENTRIES = 100  # the default page size
 MAX_LIMIT = 100
 ALL_TIME_ENTRIES = 20
-NICKNAME = re.compile(r"^[A-Za-z0-9_-]{3,24}$")
+NICKNAME_LIMIT = 24
 _INTEGER = re.compile(r"^[0-9]{1,9}$")
 
 
@@ -65,6 +65,11 @@ def check_page(offset: str | None, limit: str | None) -> tuple[int, int]:
     )
 
 
+def _plausible(nickname: str) -> bool:
+    """Tell whether ``nickname`` may name a player (PostgreSQL refuses NUL in a query)."""
+    return 0 < len(nickname) <= NICKNAME_LIMIT and "\x00" not in nickname
+
+
 def check_variant(slug: str | None) -> Variant | None:
     """Return the variant a ``?variant=`` names (None when absent); raise ``invalid`` if none."""
     if slug is None:
@@ -78,7 +83,7 @@ def check_variant(slug: str | None) -> Variant | None:
 def access_player(nickname: str) -> Player:
     """Return the player named ``nickname`` in any case; raise ``not_found`` otherwise."""
     player = None
-    if NICKNAME.match(nickname):
+    if _plausible(nickname):
         found = Player.objects.alias(lower=Lower("nickname")).filter(lower=nickname.lower())
         player = found.first()
     if player is None:
@@ -152,7 +157,7 @@ def _database_page(deal: Deal, *, offset: int, limit: int, nickname: str | None)
         entry = ranking.entry_of(result, result.player.nickname)
         entries.append({"rank": offset + len(entries) + 1, **entry})
     mine = None
-    if nickname is not None and NICKNAME.match(nickname):
+    if nickname is not None and _plausible(nickname):
         result = (
             ranked.select_related("player")
             .alias(lower=Lower("player__nickname"))

@@ -264,3 +264,19 @@ def test_top_entries_reads_redis_only(ties, django_assert_num_queries) -> None:
 
     assert (entries, total) == ([entry(1, ties[0]), entry(2, ties[1])], 6)
     assert selectors.ranked_entries(deal) == [entry(i, r) for i, r in enumerate(ties, start=1)]
+
+
+def test_a_short_nickname_is_found_from_postgresql_as_from_redis(
+    variants, add_results, settings
+) -> None:
+    # given a player named outside the guest rules (an admin-made account, say)
+    (mine,) = add_results(deal_of(variants), [{"player": "Al"}])
+
+    # when
+    from_redis = get(URL + "?player=al")
+    settings.REDIS_URL = DEAD_REDIS
+    from_database = get(URL + "?player=al")
+
+    # then
+    assert from_redis["player_entry"] == from_database["player_entry"] == entry(1, mine)
+    assert get("/api/players/al/")["nickname"] == "Al"
