@@ -43,7 +43,7 @@ READ_TIMEOUT_SECONDS = 0.25
 BREAKER_SECONDS = 5.0
 KEEP_SECONDS = 8 * 24 * 3600  # a board unread for 8 days leaves Redis; a read rebuilds it
 LOCK_MS = 60_000
-REBUILD_BATCH = 2_000
+REBUILD_BATCH = 5_000
 
 CARDS_BITS = 12
 MOVES_BITS = 32
@@ -332,18 +332,20 @@ def board_rebuild(
             scanned = 0
             for batch, read in batches:
                 scanned += read
+                if not batch:
+                    continue
+                named = [(member_of(result), result, nickname) for result, nickname in batch]
                 pipe = client.pipeline(transaction=False)
-                for result, nickname in batch:
-                    name = member_of(result)
-                    pipe.zadd(aside[0], {name: score_of(result)})
-                    pipe.hset(
-                        aside[1],
-                        name,
-                        json.dumps(entry_of(result, nickname), separators=(",", ":")),
-                    )
-                    pipe.hset(aside[2], nickname.lower(), name)
-                    any_ranked = True
+                pipe.zadd(aside[0], {name: score_of(result) for name, result, _ in named})
+                entries = {
+                    name: json.dumps(entry_of(result, nickname), separators=(",", ":"))
+                    for name, result, nickname in named
+                }
+                pipe.hset(aside[1], mapping=entries)  # type: ignore[arg-type]
+                players = {nickname.lower(): name for name, _, nickname in named}
+                pipe.hset(aside[2], mapping=players)  # type: ignore[arg-type]
                 pipe.execute()
+                any_ranked = True
             pipe = client.pipeline(transaction=True)
             if any_ranked:
                 for temporary, final in zip(aside, (z, e, p), strict=True):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 from collections.abc import Iterator
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
 from django.db import IntegrityError, transaction
 from django.db.models import Case, F, Q, Value, When
@@ -45,20 +45,45 @@ def result_unrank(*, result: Result) -> None:
         ranking.board_forget(deal_id=result.deal_id)  # it may have entered Redis before
 
 
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """The columns of a ``Result`` that ranking and its seal need (lighter than a model)."""
+
+    game_id: str
+    deal_id: int
+    player_id: int
+    status: str
+    foundation_cards: int
+    moves: int
+    duration_ms: int
+    finished_at: dt.datetime
+    assisted: bool
+    seal: str
+    nickname: str
+
+
+_ROW_COLUMNS = tuple(field for field in _Row.__dataclass_fields__ if field != "nickname")
+
+
 def _batches(deal: Deal) -> Iterator[tuple[list[tuple[ranking.Ranked, str]], int]]:
     """Yield the deal's results that may rank in batches by game id, with how many were read."""
     from leaderboards.selectors import result_may_rank
 
     after: str | None = None
     while True:
-        rows = Result.objects.filter(deal_id=deal.pk).select_related("player").order_by("game_id")
+        rows = Result.objects.filter(deal_id=deal.pk).order_by("game_id")
         if after is not None:
             rows = rows.filter(game_id__gt=after)
-        batch = list(rows[: ranking.REBUILD_BATCH])
+        batch = [
+            _Row(*values)
+            for values in rows.values_list(*_ROW_COLUMNS, "player__nickname")[
+                : ranking.REBUILD_BATCH
+            ]
+        ]
         if not batch:
             return
         after = batch[-1].game_id
-        yield [(r, r.player.nickname) for r in batch if result_may_rank(r)], len(batch)
+        yield [(row, row.nickname) for row in batch if result_may_rank(row)], len(batch)
         if len(batch) < ranking.REBUILD_BATCH:
             return
 
