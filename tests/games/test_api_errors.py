@@ -143,6 +143,7 @@ API_PATHS = [
     "/api/auth/logout/",
     "/api/auth/csrf/",
     "/api/me/",
+    "/api/me/games/",
     "/api/variants/",
     "/api/variants/{slug}/",
     "/api/daily/",
