@@ -5,6 +5,8 @@ Every error the service answers, on API paths and others alike, is the JSON body
 
 - the database (or its connection pool) unreachable: 503 ``unavailable`` with ``Retry-After``;
 - a body larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE``: 413 ``invalid``;
+- Django's own refusals (``Http404``, ``PermissionDenied``, ``SuspiciousOperation``): 404, 403
+  and 400 with the codes of api.md;
 - any other unhandled exception: 500 ``server_error``.
 
 ``handler400`` and ``handler500`` of the URL configuration point at :func:`bad_request` and
@@ -22,9 +24,14 @@ from typing import Any
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import (
+    BadRequest,
+    PermissionDenied,
+    RequestDataTooBig,
+    SuspiciousOperation,
+)
 from django.db import InterfaceError, OperationalError
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 
 from games.errors import ErrorCode
 
@@ -65,12 +72,19 @@ def too_large_response() -> JsonResponse:
 
 
 def response_for_error(error: BaseException) -> JsonResponse:
-    """Answer an exception nothing else handled: 503, 413 or a logged 500."""
+    """Answer an exception nothing else handled: 503, 413, Django's own refusals (404, 403,
+    400) in JSON, or a logged 500."""
     if is_database_unavailable(error):
         logger.warning("database unavailable: %s", error)
         return unavailable_response()
     if isinstance(error, RequestDataTooBig):
         return too_large_response()
+    if isinstance(error, Http404):
+        return error_response(ErrorCode.NOT_FOUND, "Nothing is here.")
+    if isinstance(error, PermissionDenied):
+        return error_response(ErrorCode.FORBIDDEN, "You may not do this.")
+    if isinstance(error, SuspiciousOperation | BadRequest):
+        return error_response(ErrorCode.INVALID, "The request is malformed.")
     logger.error("unexpected error", exc_info=error)
     return error_response(ErrorCode.SERVER_ERROR, SERVER_ERROR_DETAIL)
 

@@ -37,7 +37,9 @@ def _throttle_scopes() -> set[str]:
     return {
         value.scope
         for value in vars(throttles).values()
-        if isinstance(value, type) and isinstance(getattr(value, "scope", None), str)
+        if isinstance(value, type)
+        and isinstance(getattr(value, "scope", None), str)
+        and value.scope
     }
 
 

@@ -174,3 +174,15 @@ def test_the_error_handlers_answer_json() -> None:
     assert (bad.status_code, json.loads(bad.content)["error"]) == (400, "invalid")
     assert (down.status_code, down["Retry-After"]) == (503, "5")
     assert (broken.status_code, json.loads(broken.content)["error"]) == (500, "server_error")
+
+
+def test_django_refusals_outside_the_api_keep_their_status(admin_client, client) -> None:
+    # given a staff member and an anonymous visitor
+    # when they ask for a page that does not exist, or an action the admin forbids
+    missing = admin_client.get("/admin/games/game/no-such-game/change/")
+    forbidden = admin_client.post("/admin/games/deal/add/")
+
+    # then Django's status stands: never a 500
+    assert missing.status_code in (302, 404)
+    assert forbidden.status_code == 403
+    assert forbidden.json()["error"] == "forbidden"
