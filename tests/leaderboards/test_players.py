@@ -217,3 +217,21 @@ def test_all_time_lists_the_most_wins_and_the_best_streaks(variants, play) -> No
         "streaks": [{"player": "Bob", "best_streak": 3}, {"player": "Carol", "best_streak": 1}],
     }
     assert get("/api/leaderboards/nope/all-time/", status=404)["error"] == "not_found"
+
+
+def test_a_game_resigned_through_the_api_reaches_the_stats_and_the_board(
+    join, django_capture_on_commit_callbacks
+) -> None:
+    # given Alice resigns today's caprice (the result is announced once committed)
+    alice = join("Alice")
+    with clock.frozen(NOW), django_capture_on_commit_callbacks(execute=True):
+        game = alice.post("/api/games/", {"variant": "caprice", "mode": "daily"}, "json").json()
+        assert alice.post(f"/api/games/{game['id']}/resign/").status_code == 200
+
+    # when
+    stats = caprice_stats()
+    board = get("/api/leaderboards/caprice/2026-12-03/?player=alice")
+
+    # then
+    assert (stats["played"], stats["won"], stats["played_streak"]) == (1, 0, 1)
+    assert (board["total"], board["player_entry"]["game"]) == (1, game["id"])
