@@ -186,12 +186,12 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
     async def websocket_connect(self, message: dict[str, Any]) -> None:
         await self.accept()
         self.accepted = True
+        if self.scope.get("auth_error") == UNAVAILABLE:
+            await self.close_unavailable()
+            return
         refusal = self.check_scope()
         if refusal is not None:
             await self.refuse(refusal)
-            return
-        if self.scope.get("auth_error") == UNAVAILABLE:
-            await self.close_unavailable()
             return
         try:
             await self.open()
