@@ -350,6 +350,11 @@ async def snapshot(watched: WatchedDeal) -> list[dict[str, Any]]:
     return messages
 
 
+async def store_presence(watched: WatchedDeal, *, now: float) -> int:
+    """Return how many players of the deal are playing now (from the store)."""
+    return await sync_to_async(store().presence, thread_sensitive=False)(watched.deal_id, now)
+
+
 def watch(watched: WatchedDeal) -> None:
     """Count one more watcher of a deal in this process, and make sure the flush task runs."""
     found = _watched.setdefault(watched.deal_id, watched)
