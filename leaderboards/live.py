@@ -7,8 +7,10 @@ sorted set per deal (presence), and a "board changed" flag when the game is over
 process that has watchers of a deal runs one flush task (started by the first watcher to connect,
 ended when its last watcher leaves); every ``TICK_SECONDS`` it asks the store to ``take`` each
 watched deal's batch. ``take`` is atomic and lets one caller per deal per ``FLUSH_SECONDS`` through,
-cluster-wide (it keeps the last flush time in Redis), so however many workers and moves there
-are, a deal's watchers get at most one group message a second, holding any of:
+cluster-wide (it keeps the last flush time in Redis; a caller whose clock reads a little before
+it is refused too, one a minute or more before it is taken as a stale record and let through),
+so however many workers and moves there are, a deal's watchers get at most one group message a
+second, holding any of:
 
 - ``{"type": "progress", "players": [{"player", "foundation_cards", "ply", "status"}, ...]}``:
   the latest figures of every player who changed since the last batch;
@@ -96,7 +98,7 @@ return 1
 _TAKE = """
 local now = tonumber(ARGV[1])
 local last = tonumber(redis.call('GET', KEYS[1]) or '')
-if last and now >= last and now - last < tonumber(ARGV[2]) then return false end
+if last and last - now < 60 and now - last < tonumber(ARGV[2]) then return false end
 redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[4])
 local progress = redis.call('HVALS', KEYS[2])
 redis.call('DEL', KEYS[2])
@@ -231,7 +233,7 @@ class MemoryStore:
         with self._lock:
             deal = self._deals.setdefault(deal_id, _MemoryDeal())
             last = deal.flushed
-            if last is not None and now >= last and now - last < FLUSH_SECONDS:
+            if last is not None and last - now < 60 and now - last < FLUSH_SECONDS:
                 return None
             deal.flushed = now
             progress = sorted(deal.progress.values(), key=lambda p: p["player"])

@@ -109,6 +109,8 @@ async def test_a_deal_is_flushed_at_most_once_a_second_by_any_worker(
     live.record_game(game=game)
     # another worker (the same store) half a second later: refused, nothing lost
     assert await live.flush(now=T0 + 0.5, watched=[watched]) == 0
+    # nor one whose clock was read a little before the winner's but whose call came after
+    assert await live.flush(now=T0 - 0.3, watched=[watched]) == 0
     game.ply = 2
     live.record_game(game=game)
     assert await live.flush(now=T0 + 1.0, watched=[watched]) == 1
