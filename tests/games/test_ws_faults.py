@@ -273,3 +273,30 @@ async def test_many_moves_on_many_sockets_hold_a_bounded_number_of_connections(
 
     assert min(plies) >= 1
     assert after <= before + DATABASE_THREADS + 2
+
+
+async def test_token_lookups_are_cached_and_a_deactivated_player_loses_access_after_the_ttl(
+    ws_connect: Any, game: Game, alice: tuple[Player, str], monkeypatch: Any
+) -> None:
+    lookups = []
+    real = auth._lookup_token
+
+    def counting_lookup(key: str) -> Any:
+        lookups.append(key)
+        return real(key)
+
+    monkeypatch.setattr(auth, "_lookup_token", counting_lookup)
+    path = f"/ws/games/{game.pk}/?token={alice[1]}"
+    for _ in range(3):
+        assert (await receive(await ws_connect(path)))["type"] == "game"
+    assert len(lookups) == 1  # one query for three sockets
+
+    def deactivate() -> None:
+        Player.objects.filter(pk=alice[0].pk).update(is_active=False)
+
+    await database_sync_to_async(deactivate)()
+    assert (await receive(await ws_connect(path)))["type"] == "game"  # within the TTL
+    monkeypatch.setattr(auth, "TOKEN_CACHE_SECONDS", 0.0)
+    auth.forget_tokens()  # as if the TTL had run out
+
+    assert await refused(await ws_connect(path)) == ("not_authenticated", 4403)

@@ -209,3 +209,24 @@ async def test_the_flush_task_starts_with_the_first_watcher_and_ends_with_the_la
     await asyncio.wait_for(task, timeout=5)
 
     assert task.done() and not task.cancelled()
+
+
+async def test_watchers_connecting_together_read_the_top_entries_once(
+    ws_connect: Any, ws_variants: Any, monkeypatch: Any
+) -> None:
+    calls = []
+    real = live.top_entries
+
+    def counting(deal: Deal) -> Any:
+        calls.append(deal.pk)
+        return real(deal)
+
+    monkeypatch.setattr(live, "top_entries", counting)
+    monkeypatch.setattr(live, "SNAPSHOT_SECONDS", 60.0)  # a slow machine stays within it
+    path = f"/ws/daily/box-kite/{clock.today().isoformat()}/"
+
+    for _ in range(5):
+        message = await (await ws_connect(path)).receive_json_from(timeout=5)
+        assert message == {"type": "leaderboard", "entries": [], "total": 0}
+
+    assert len(calls) == 1
