@@ -5,6 +5,7 @@ Every refusal is an error frame and a close frame, never an HTTP 500 or a silent
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -155,7 +156,7 @@ async def test_a_hostile_frame_is_invalid_and_the_socket_stays_open(
 
 async def test_a_frame_over_64_kb_is_invalid_and_closed_1009(alice_socket: Any, game: Game) -> None:
     move = await a_legal_move(game.pk)
-    big = '{"ply": 0, "move": %s, "pad": "%s"}' % (str(move).replace("'", '"'), "x" * 70_000)
+    big = json.dumps({"ply": 0, "move": move, "pad": "x" * 70_000})
 
     await alice_socket.send_to(text_data=big)
 
