@@ -9,3 +9,9 @@ class LeaderboardsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "leaderboards"
     verbose_name = "Leaderboards"
+
+    def ready(self) -> None:
+        from games.signals import game_changed
+        from leaderboards import live
+
+        game_changed.connect(live.record_game, dispatch_uid="leaderboards.live.record_game")
