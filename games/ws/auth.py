@@ -80,14 +80,13 @@ def origin_of(scope: dict[str, Any]) -> str:
     try:
         parts = urlsplit(values[0].decode("ascii"))
         host = parts.hostname
-        port = parts.port
+        parts.port  # noqa: B018  (raises ValueError for a port that is not one)
     except (UnicodeDecodeError, ValueError):
         return "foreign"
     if parts.scheme not in {"http", "https"} or not host:
         return "foreign"
-    if port is not None:
-        host = f"{host}:{port}" if ":" not in host else f"[{host}]:{port}"
-    elif ":" in host:
+    # ALLOWED_HOSTS names hosts, not ports (as Django checks a request's Host).
+    if ":" in host:
         host = f"[{host}]"
     allowed = list(settings.ALLOWED_HOSTS)
     if settings.DEBUG and not allowed:

@@ -53,7 +53,7 @@ CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_RATE_LIMITED = 4429
 MAX_FRAME_BYTES = 64 * 1024
-UNAVAILABLE = "unavailable"
+UNAVAILABLE = ErrorCode.UNAVAILABLE.value
 # Worker threads of the sockets' database calls, per process: at most this many connections.
 DATABASE_THREADS = 8
 

@@ -238,3 +238,20 @@ async def test_the_daily_socket_needs_no_origin_but_refuses_a_foreign_one(
 
     assert (await receive(plain))["type"] == "leaderboard"
     assert await refused(foreign) == ("forbidden", 4403)
+
+
+async def test_a_browser_on_an_allowed_host_at_any_port_is_accepted(
+    ws_connect: Any, game: Game, alice: tuple[Player, str]
+) -> None:
+    # given the player's browser session, on pages served at a port of an allowed host
+    cookie = await database_sync_to_async(session_cookie)(alice[0])
+    for origin in [b"http://testserver:8000", b"https://testserver:443", b"http://testserver"]:
+        # when
+        communicator = await ws_connect(
+            f"/ws/games/{game.pk}/", headers=(cookie, (b"origin", origin)), origin=False
+        )
+
+        # then the socket opens with the game
+        message = await communicator.receive_json_from(timeout=5)
+        assert message["type"] == "game", origin
+        await communicator.disconnect()
