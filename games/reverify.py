@@ -30,7 +30,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
-from games.engine import ReplayError, RulesError, builtin_rules, replay
+from games.engine import ReplayError, RulesError, builtin_rules, player_view, replay
 
 Fetch = Callable[[str], Any]
 PAGE = 100
@@ -96,9 +96,22 @@ def _error_detail(status: int, body: bytes) -> str:
 class Figures:
     """A result's figures: its status, how many cards reached the foundations, and its plies."""
 
-    status: str
-    foundation_cards: int
-    moves: int
+    status: str | None
+    foundation_cards: int | None
+    moves: int | None
+
+
+def claimed(raw: dict[str, Any], moves_key: str) -> Figures:
+    """Return the figures an API object claims (a figure of the wrong type reads as None)."""
+
+    def number(key: str) -> int | None:
+        value = raw.get(key)
+        return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+    status = raw.get("status")
+    return Figures(
+        status if isinstance(status, str) else None, number("foundation_cards"), number(moves_key)
+    )
 
 
 @dataclass
@@ -151,7 +164,9 @@ class Report:
         }
 
 
-def prove(rules: dict[str, Any], seed: bytes, moves: list[Any], claimed_status: str) -> Figures:
+def prove(
+    rules: dict[str, Any], seed: bytes, moves: list[Any], claimed_status: str | None
+) -> Figures:
     """Replay ``moves`` from ``seed`` and return the figures the log proves.
 
     The log proves a win; it cannot tell a resignation from a game closed at the end of its day,
@@ -210,8 +225,8 @@ def _order_key(check: Check) -> tuple[Any, ...]:
     assert check.proved is not None
     return (
         check.assisted,
-        -check.proved.foundation_cards,
-        check.proved.moves,
+        -(check.proved.foundation_cards or 0),
+        check.proved.moves or 0,
         check.duration_ms if check.duration_ms is not None else 0,
         check.finished_at or "",
     )
@@ -285,7 +300,7 @@ class Verifier:
             rank=raw.get("rank"),
             player=str(raw.get("player")),
             game=str(raw.get("game")),
-            claimed=Figures(raw.get("status"), raw.get("foundation_cards"), raw.get("moves")),
+            claimed=claimed(raw, "moves"),
             proved=None,
             assisted=bool(raw.get("assisted", False)),
             duration_ms=raw.get("duration_ms"),
@@ -372,11 +387,9 @@ class Verifier:
             rules = self.rules(str(slug), self._deal, report)
             seed_hex = report.seed
         else:
-            if seed_hex is None:
-                raise UsageError("the replay carries no seed")
-            seed, problem = check_seed(seed_hex, None)
-            if seed is None:
-                raise UsageError(problem or "no seed")
+            if not isinstance(seed_hex, str) or not re.fullmatch(r"[0-9a-f]{64}", seed_hex):
+                raise UsageError(f"the replay's seed {seed_hex!r} is not 64 lowercase hex digits")
+            seed = bytes.fromhex(seed_hex)
             report.seed = seed_hex
             rules = self.rules(str(slug), {}, report)
             if "seed_text" in log and log["seed_text"] is not None:
@@ -387,11 +400,16 @@ class Verifier:
             rank=None,
             player=str(game.get("player")),
             game=str(game.get("id", game_id)),
-            claimed=Figures(game.get("status"), game.get("foundation_cards"), game.get("ply")),
+            claimed=claimed(game, "ply"),
             proved=None,
             assisted=bool(game.get("assisted", False)),
         )
         self.check_replay(check, log, rules, seed, seed_hex)
+        if check.proved is not None and isinstance(game.get("state"), dict):
+            seen = player_view(replay(rules, seed, log["moves"]).state)
+            shown = {key: game["state"].get(key) for key in seen}
+            if shown != seen:
+                check.problems.append("its position is not the one its log reaches")
         report.checks.append(check)
         return report
 

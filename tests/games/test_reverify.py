@@ -137,6 +137,23 @@ def test_one_game_is_checked_against_its_game_object(played_day) -> None:
     assert entry["proved"] == {"status": "resigned", "foundation_cards": 8, "moves": 2}
 
 
+def test_one_game_whose_stored_position_differs_from_its_log_is_a_mismatch(played_day) -> None:
+    # given Carol's stored position is altered once her day is over
+    with clock.frozen(NEXT_DAY):
+        APIClient().get(BOARD)
+        game = Game.objects.get(pk=played_day["Carol"])
+        pile = next(p for p in game.state["piles"] if p["id"] == "tableau-0")
+        pile["cards"] = [*pile["cards"], "KS"]
+        game.save()
+
+        # when
+        code, out, _ = run([f"{HOST}/api/games/{played_day['Carol']}/"], APIClient())
+
+    # then
+    assert code == 1
+    assert "its position is not the one its log reaches" in out
+
+
 def test_a_tampered_log_is_a_mismatch_with_exit_1(played_day) -> None:
     # given the board is built, then Alice's stored log loses its last move
     client = APIClient()
