@@ -37,7 +37,8 @@ bench: $(VENV)/.installed-run
 
 # Schemathesis over /api/schema/ against a live uvicorn (one worker: a CPython 3.11 threading bug
 # bites with more). Fails on any 5xx or any answer that breaks the schema. Uses DATABASE_URL and
-# REDIS_URL as set (the embedded SQLite otherwise); rate limits are lifted for the run.
+# REDIS_URL as set (the embedded SQLite otherwise); rate limits are lifted for the run. The
+# server's log (tracebacks of any 5xx) goes to .venv/fuzz-server.log.
 FUZZ_PORT ?= 8010
 FUZZ_EXAMPLES ?= 100
 FUZZ_THROTTLE := THROTTLE_MOVES_PLAYER=100000/min THROTTLE_MOVES_IP=100000/min \
@@ -48,7 +49,7 @@ fuzz: $(VENV)/.installed-dev
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py loadvariants
 	@set -e; $(FUZZ_THROTTLE) $(BIN)/uvicorn config.asgi:application --host 127.0.0.1 \
-		--port $(FUZZ_PORT) --log-level warning & server=$$!; \
+		--port $(FUZZ_PORT) --log-level warning 2> $(VENV)/fuzz-server.log & server=$$!; \
 	trap 'kill $$server' EXIT; \
 	base=http://127.0.0.1:$(FUZZ_PORT); \
 	token=$$($(BIN)/python -c 'import json, secrets, sys, time, urllib.request as u; \
