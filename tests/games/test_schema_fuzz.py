@@ -83,7 +83,7 @@ def known_defect(case) -> bool:
 
 @schema.parametrize()
 @settings(
-    max_examples=6,
+    max_examples=4,
     deadline=None,
     derandomize=True,
     suppress_health_check=list(HealthCheck),
