@@ -26,4 +26,4 @@ EXPOSE 8000
 ENV WEB_CONCURRENCY=4 \
     DATABASE_POOL_MAX=10
 
-CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py loadvariants && exec uvicorn config.asgi:application --host 0.0.0.0 --port 8000 --timeout-graceful-shutdown 20"]
+CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py loadvariants && exec uvicorn config.asgi:application --host 0.0.0.0 --port 8000 --ws-max-size 131072 --timeout-graceful-shutdown 20"]

@@ -1,4 +1,9 @@
-"""ASGI entry point: HTTP goes to Django, WebSocket to the Channels consumers."""
+"""ASGI entry point: HTTP goes to Django, WebSocket to the Channels consumers.
+
+The WebSocket stack, outside in: ``SocketGuard`` (anything that escapes ends in a close frame,
+never an HTTP 500), cookies and the lazy session, ``PlayerAuthMiddleware`` (token or session,
+and the ``Origin`` check's verdict, enforced by each consumer: ``games.ws.base``), the routes.
+"""
 
 import os
 
@@ -9,19 +14,18 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 # Set up Django before importing anything that touches models (the consumers do).
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
+from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
 from config.routing import websocket_urlpatterns  # noqa: E402
-from games.ws_auth import TokenAuthMiddleware  # noqa: E402
+from games.ws.auth import PlayerAuthMiddleware  # noqa: E402
+from games.ws.base import SocketGuard  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            # The session user first, then an API token (when given) wins over it.
-            AuthMiddlewareStack(TokenAuthMiddleware(URLRouter(websocket_urlpatterns)))
+        "websocket": SocketGuard(
+            SessionMiddlewareStack(PlayerAuthMiddleware(URLRouter(websocket_urlpatterns)))
         ),
     }
 )

@@ -1,14 +1,12 @@
-"""WebSocket URL patterns.
+"""WebSocket URL patterns: each app's routes, then the catch-all (``not_found``, 4404)."""
 
-``config.asgi`` routes every WebSocket connection through this list (see ``games.consumers`` for
-the messages and close codes).
-"""
+from django.urls import URLPattern
 
-from django.urls import URLPattern, re_path
-
-from games.consumers import DailyConsumer, GameConsumer
+from games.ws import routing as games_routing
+from leaderboards import routing as leaderboards_routing
 
 websocket_urlpatterns: list[URLPattern] = [
-    re_path(r"^ws/games/(?P<game_id>[^/]+)/$", GameConsumer.as_asgi()),
-    re_path(r"^ws/daily/(?P<slug>[^/]+)/(?P<date>[^/]+)/$", DailyConsumer.as_asgi()),
+    *games_routing.websocket_urlpatterns,
+    *leaderboards_routing.websocket_urlpatterns,
+    *games_routing.catch_all_urlpatterns,
 ]

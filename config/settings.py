@@ -210,9 +210,10 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": ENV.get("LOG_LEVEL", "INFO")},
 }
 
-# WebSocket frame limits (games/ws_limits.py): at most `frames` incoming frames per sliding window
-# of `seconds`, per socket and per player; the socket is closed with code 4429 beyond them.
+# WebSocket frame limits (games/ws/limits.py): per socket a token bucket of `frames` refilled over
+# `seconds` (in process), per player a sliding window across workers (games.ratelimits); the
+# socket is closed with code 4429 beyond them. The player's limit matches REST's.
 WEBSOCKET_RATE_LIMITS = {
     "socket": {"frames": 20, "seconds": 1},
-    "player": {"frames": 300, "seconds": 60},
+    "player": {"frames": 600, "seconds": 60},
 }

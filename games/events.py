@@ -1,21 +1,48 @@
-"""Live notifications over the channel layer, sent after the database commit.
+"""Live notifications of games, sent after the database commit.
 
-Group ``game.<id>`` gets every new state of a game (for its player's other tabs); group
-``daily.<slug>.<date>`` gets players' progress and the leaderboard when it changes. A channel
-layer failure is logged and never undoes or fails the write that caused it.
+Group ``game.<id>`` gets every new state of a game (for its player's other tabs) as
+``{"type": "game.update", "game": GAME}``. The daily side (progress, presence, leaderboard of a
+deal) belongs to ``leaderboards``: it listens to ``games.signals.game_changed`` and coalesces its
+pushes (``leaderboards.live``); ``games`` never imports it.
+
+How a caller announces a change:
+
+- A service calls ``game_changed(game)`` once the write is committed (in
+  ``transaction.on_commit``). It is sync, callable from any thread and cheap: it sends the
+  ``game_changed`` signal (cheap receivers) and then hands the push to the event loop. Inside a
+  running loop the push becomes a task of that loop; in a worker thread of a running server
+  (``sync_to_async``) it is queued onto the server's loop with ``call_soon_threadsafe`` and the
+  thread does not wait for it; with no loop at all (a management command, a sync test) it is sent
+  right away with ``async_to_sync``.
+- A consumer that answers the change itself wraps its service call in ``collecting()``: the pushes
+  are then collected instead of dispatched, the consumer sends its answer first, and only then
+  awaits ``announce_game(payload)`` for each collected game, on the event loop.
+
+A channel layer failure is logged and never undoes or fails the write that caused it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import contextvars
 import logging
+import os
+from collections.abc import Iterator
 from typing import Any
 
-from asgiref.sync import async_to_sync
+from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 
+from games import signals
 from games.models import Game
 
 logger = logging.getLogger(__name__)
+
+_collected: contextvars.ContextVar[list[Game] | None] = contextvars.ContextVar(
+    "games_events_collected", default=None
+)
+_tasks: set[asyncio.Task[None]] = set()
 
 
 def game_group(game_id: str) -> str:
@@ -26,35 +53,86 @@ def daily_group(slug: str, date_iso: str) -> str:
     return f"daily.{slug}.{date_iso}"
 
 
-def _send(group: str, message: dict[str, Any]) -> None:
+async def announce_game(game: dict[str, Any]) -> None:
+    """Push ``game`` (a GAME payload) to the sockets of that game; log a layer failure."""
     layer = get_channel_layer()
     if layer is None:
         return
+    group = game_group(game["id"])
     try:
-        async_to_sync(layer.group_send)(group, message)
+        await layer.group_send(group, {"type": "game.update", "game": game})
     except Exception:  # the write is committed; a lost notification must not undo it
         logger.exception("could not notify %s", group)
 
 
-def game_changed(game: Game) -> None:
-    """Tell the game's sockets its new state, and the deal's watchers the player's progress."""
-    from games.payloads import game_payload
-    from leaderboards import selectors
+@contextlib.contextmanager
+def collecting() -> Iterator[list[Game]]:
+    """Collect the games changed inside the block instead of pushing them (see the docstring)."""
+    changed: list[Game] = []
+    token = _collected.set(changed)
+    try:
+        yield changed
+    finally:
+        _collected.reset(token)
 
-    _send(game_group(game.pk), {"type": "game.update", "game": game_payload(game)})
-    if game.deal_id is None:
+
+def game_changed(game: Game) -> None:
+    """Announce the committed new state of ``game``: the signal first, then the socket push."""
+    for receiver, result in signals.game_changed.send_robust(sender=Game, game=game):
+        if isinstance(result, Exception):
+            logger.error("receiver %r of game_changed failed: %r", receiver, result)
+    collected = _collected.get()
+    if collected is not None:
+        collected.append(game)
         return
-    assert game.deal is not None
-    group = daily_group(game.variant.slug, game.deal.date.isoformat())
-    progress = {
-        "type": "progress",
-        "player": game.player.nickname,
-        "foundation_cards": game.foundation_cards,
-        "ply": game.ply,
-        "status": game.status,
-    }
-    _send(group, {"type": "daily.progress", "event": progress})
-    if game.is_over:
-        selectors.forget(game.deal_id)
-        entries = selectors.ranked_entries(game.deal)[: selectors.LIVE_ENTRIES]
-        _send(group, {"type": "daily.leaderboard", "entries": entries})
+    try:
+        from games.payloads import game_payload
+
+        payload = game_payload(game)
+    except Exception:
+        logger.exception("could not build the payload of game %s", game.pk)
+        return
+    _dispatch(payload)
+
+
+def _server_loop() -> asyncio.AbstractEventLoop | None:
+    """Return the running event loop this worker thread serves (``sync_to_async``), or None."""
+    local = SyncToAsync.threadlocal
+    if getattr(local, "main_event_loop_pid", None) != os.getpid():
+        return None
+    loop = getattr(local, "main_event_loop", None)
+    if loop is None or loop.is_closed() or not loop.is_running():
+        return None
+    return loop
+
+
+def _spawn(game: dict[str, Any]) -> None:
+    task = asyncio.get_running_loop().create_task(announce_game(game))
+    _tasks.add(task)
+    task.add_done_callback(_tasks.discard)
+
+
+def _dispatch(game: dict[str, Any]) -> None:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        pass
+    else:  # called on the loop itself
+        _spawn(game)
+        return
+    loop = _server_loop()
+    if loop is not None:
+        try:
+            loop.call_soon_threadsafe(_spawn, game)
+            return
+        except RuntimeError:  # the loop closed meanwhile
+            pass
+    async_to_sync(announce_game)(game)
+
+
+async def drain() -> None:
+    """Wait for the pushes handed to this loop (tests, and a clean shutdown)."""
+    loop = asyncio.get_running_loop()
+    pending = [task for task in _tasks if task.get_loop() is loop]
+    if pending:
+        await asyncio.gather(*pending, return_exceptions=True)

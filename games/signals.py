@@ -1,9 +1,11 @@
 """The signals the games app sends. It does not know who listens (``leaderboards`` does).
 
-Both are sent only after the transaction that caused them has committed.
+Both are sent only after the transaction that caused them has committed, in the thread that
+committed: receivers (connected in their app's ``AppConfig.ready()``) must be cheap and never
+raise. ``games`` never imports the apps that listen.
 
-- ``game_changed``: a game has a new state (a move, a resign, a close at the end of its day);
-  sent with ``game=<Game>``.
+- ``game_changed``: a game has a new state (a start, a move, a resignation, a close at the end
+  of its day); sent with ``game=<Game>`` (with ``send_robust``).
 - ``result_verified``: a daily game has finished and verification has sealed its result; sent
   with ``result=<Result>``.
 """

@@ -11,6 +11,8 @@ class LeaderboardsConfig(AppConfig):
     verbose_name = "Leaderboards"
 
     def ready(self) -> None:
-        from leaderboards import receivers
+        from games.signals import game_changed
+        from leaderboards import live, receivers
 
+        game_changed.connect(live.record_game, dispatch_uid="leaderboards.live.record_game")
         receivers.connect()

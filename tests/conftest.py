@@ -9,12 +9,12 @@ WS_ORIGIN = (b"origin", b"http://testserver")
 
 @pytest.fixture
 async def ws_connect():
-    """Return ``connect(path, headers=())``: an open ``WebsocketCommunicator`` on the ASGI app.
+    """Return ``connect(path, headers=(), origin=True)``: an open ``WebsocketCommunicator``.
 
-    It sends the ``Origin`` header the origin validator needs. At teardown every communicator is
-    disconnected, the channel layer flushed and the worker thread's database connections closed
-    (else PostgreSQL cannot drop the test database). Tests using it need
-    ``@pytest.mark.django_db(transaction=True)``.
+    It sends the ``Origin`` of the test server (a browser's page) unless ``origin`` is false. At
+    teardown every communicator is disconnected, the live flush task stopped, the channel layer
+    flushed and the worker threads' database connections closed (else PostgreSQL cannot drop the
+    test database). Tests using it need ``@pytest.mark.django_db(transaction=True)``.
     """
     from channels.db import database_sync_to_async
     from channels.layers import get_channel_layer
@@ -23,12 +23,17 @@ async def ws_connect():
     from django.db import connections
 
     from config.asgi import application
+    from games import events
+    from games.ws import auth
+    from games.ws.base import close_thread_connections
+    from leaderboards import live
 
     await database_sync_to_async(cache.clear)()  # no leaderboard or rate count of another test
     opened = []
 
-    async def connect(path: str, headers: tuple = ()) -> WebsocketCommunicator:
-        communicator = WebsocketCommunicator(application, path, headers=[WS_ORIGIN, *headers])
+    async def connect(path: str, headers: tuple = (), origin: bool = True) -> WebsocketCommunicator:
+        sent = [WS_ORIGIN, *headers] if origin else list(headers)
+        communicator = WebsocketCommunicator(application, path, headers=sent)
         opened.append(communicator)
         connected, _ = await communicator.connect(timeout=5)
         assert connected, f"the socket {path} was not accepted"
@@ -37,10 +42,15 @@ async def ws_connect():
     yield connect
     for communicator in opened:
         await communicator.disconnect(timeout=5)
+    await live.stop()
+    await events.drain()
+    await database_sync_to_async(live.reset)()
+    auth.forget_tokens()
     layer = get_channel_layer()
     if hasattr(layer, "flush"):
         await layer.flush()
     await database_sync_to_async(connections.close_all)()
+    await database_sync_to_async(close_thread_connections)()
 
 
 @pytest.fixture

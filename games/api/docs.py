@@ -4,10 +4,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema_field,
+)
 from rest_framework import serializers
 
 from games.errors import ErrorCode
+
+# What the server enforces, so that the schema says exactly what it accepts.
+NICKNAME_PATTERN = r"^[A-Za-z0-9_-]{3,24}$"
+DATE_PATTERN = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
+GAME_ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+SLUG_PATTERN = r"^[-a-zA-Z0-9_]+$"
+NO_NUL_PATTERN = "^[^\u0000]*$"
+SEED_TEXT_LIMIT = 200
+MAX_COUNT = 1000
+PAGE_LIMIT = 100
+
+
+def json_only(serializer: type[serializers.Serializer]) -> dict[str, Any]:
+    """Return a request body documented as JSON only (the API reads every body as JSON)."""
+    return {"application/json": serializer}
 
 
 class ErrorBody(serializers.Serializer):
@@ -36,6 +56,22 @@ _ERRORS = {
 }
 
 
+_ERROR_BODIES: dict[tuple[str, ...], type[serializers.Serializer]] = {}
+
+
+def error_body(codes: tuple[ErrorCode, ...]) -> type[serializers.Serializer]:
+    """Return the error body whose ``error`` is one of ``codes`` (one component per set)."""
+    values = tuple(sorted(code.value for code in codes))
+    if values not in _ERROR_BODIES:
+        name = "".join(part.title() for value in values for part in value.split("_"))
+        _ERROR_BODIES[values] = type(
+            f"{name}Error",
+            (ErrorBody,),
+            {"error": serializers.ChoiceField(choices=list(values))},
+        )
+    return _ERROR_BODIES[values]
+
+
 def errors(*codes: ErrorCode) -> dict[int, OpenApiResponse]:
     """Return the documented error responses of ``codes``, grouped by status."""
     by_status: dict[int, list[ErrorCode]] = {}
@@ -43,7 +79,7 @@ def errors(*codes: ErrorCode) -> dict[int, OpenApiResponse]:
         by_status.setdefault(code.status, []).append(code)
     return {
         status: OpenApiResponse(
-            ErrorBody,
+            error_body(tuple(group)),
             description=" ".join(f"`{code.value}`: {_ERRORS[code]}" for code in group),
             examples=[
                 OpenApiExample(code.value, value={"error": code.value, "detail": _ERRORS[code]})
@@ -69,13 +105,28 @@ class TokenBody(serializers.Serializer):
     player = PlayerBody()
 
 
-class NicknameBody(serializers.Serializer):
-    nickname = serializers.CharField(help_text="3–24 letters, digits, `_` or `-`; unique.")
+class NicknameField(serializers.RegexField):
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(NICKNAME_PATTERN, min_length=3, max_length=24, **kwargs)
 
 
-class CredentialsBody(serializers.Serializer):
-    nickname = serializers.CharField()
-    password = serializers.CharField()
+class NicknameRequest(serializers.Serializer):
+    nickname = NicknameField(
+        help_text="3–24 letters, digits, `_` or `-`; unique (case-insensitive)."
+    )
+
+
+class CredentialsRequest(serializers.Serializer):
+    nickname = NicknameField(help_text="3–24 letters, digits, `_` or `-`.")
+    password = serializers.CharField(
+        min_length=8,
+        help_text="Register: at least 8 characters, not all digits, not a common password, "
+        "not like the nickname (else 400 `invalid`). Login: a wrong one is 401.",
+    )
+
+
+NicknameBody = json_only(NicknameRequest)
+CredentialsBody = json_only(CredentialsRequest)
 
 
 class CsrfBody(serializers.Serializer):
@@ -142,35 +193,72 @@ class GameBody(serializers.Serializer):
     seed_text = serializers.CharField(allow_null=True)
 
 
-class NewGameBody(serializers.Serializer):
-    variant = serializers.SlugField()
+class NewGameRequest(serializers.Serializer):
+    variant = serializers.RegexField(SLUG_PATTERN, help_text="An enabled variant's slug.")
     mode = serializers.ChoiceField(choices=["daily", "practice"])
-    seed = serializers.CharField(
-        required=False, help_text="Practice only: the seed text (omitted: a random one)."
+    seed = serializers.RegexField(
+        NO_NUL_PATTERN,
+        max_length=SEED_TEXT_LIMIT,
+        required=False,
+        help_text=f"Practice only (a daily game with a seed is 400): the seed text, at most "
+        f"{SEED_TEXT_LIMIT} characters, no NUL (omitted: a random one).",
     )
 
 
-# "from" is a keyword, so the MOVE serializer is built from a dict of its fields.
-MoveBody = type(
-    "MoveBody",
-    (serializers.Serializer,),
-    {
-        "type": serializers.ChoiceField(choices=["move", "deal", "redeal", "undo"]),
-        "from": serializers.CharField(required=False, help_text="type 'move': e.g. 'tableau-3'."),
-        "to": serializers.CharField(required=False, help_text="type 'move': e.g. 'foundation-5'."),
-        "count": serializers.IntegerField(required=False, min_value=1, help_text="default 1"),
-    },
-)
+NewGameBody = json_only(NewGameRequest)
 
 
-class PlyMoveBody(serializers.Serializer):
+def _simple_move(kind: str, summary: str) -> dict[str, Any]:
+    return {
+        "type": "object",
+        "title": kind,
+        "description": summary,
+        "properties": {"type": {"type": "string", "enum": [kind]}},
+        "required": ["type"],
+        "additionalProperties": False,
+    }
+
+
+MOVE_SCHEMA: dict[str, Any] = {
+    "oneOf": [
+        {
+            "type": "object",
+            "title": "move",
+            "description": "Move the top `count` cards of `from` onto `to`.",
+            "properties": {
+                "type": {"type": "string", "enum": ["move"]},
+                "from": {"type": "string", "description": "A pile id, e.g. 'tableau-3'."},
+                "to": {"type": "string", "description": "A pile id, e.g. 'foundation-5'."},
+                "count": {"type": "integer", "minimum": 1, "maximum": MAX_COUNT, "default": 1},
+            },
+            "required": ["type", "from", "to"],
+            "additionalProperties": False,
+        },
+        _simple_move("deal", "Use the stock (or turn the waste back over)."),
+        _simple_move("redeal", "Gather and redeal the tableau (Capricieuse)."),
+        _simple_move("undo", "Take back the last move, where undo can reach it."),
+    ],
+}
+
+
+@extend_schema_field(MOVE_SCHEMA)
+class MoveField(serializers.JSONField):
+    """A MOVE object of api.md: one of the four move types."""
+
+
+class PlyMoveRequest(serializers.Serializer):
     ply = serializers.IntegerField(min_value=0, help_text="The game's current ply.")
-    move = MoveBody()
+    move = MoveField()
+
+
+PlyMoveBody = json_only(PlyMoveRequest)
 
 
 class ReplayBody(serializers.Serializer):
-    seed = serializers.CharField(help_text="Hex.")
-    moves = MoveBody(many=True)
+    seed = serializers.CharField(
+        allow_null=True, help_text="Hex; a daily deal's seed is null until its day has ended."
+    )
+    moves = serializers.ListField(child=MoveField())
     status = serializers.ChoiceField(choices=["playing", "won", "resigned"])
     seed_text = serializers.CharField(required=False, help_text="Practice games only.")
 
@@ -195,6 +283,31 @@ class LeaderboardBody(serializers.Serializer):
     )
 
 
-GAME_ID = OpenApiParameter("game_id", str, OpenApiParameter.PATH, description="The game's id.")
-SLUG = OpenApiParameter("slug", str, OpenApiParameter.PATH, description="A variant's slug.")
-DATE = OpenApiParameter("date", str, OpenApiParameter.PATH, description="YYYY-MM-DD (UTC).")
+GAME_ID = OpenApiParameter(
+    "game_id",
+    {"type": "string", "pattern": GAME_ID_PATTERN},
+    OpenApiParameter.PATH,
+    description="The game's id.",
+)
+SLUG = OpenApiParameter(
+    "slug",
+    {"type": "string", "pattern": SLUG_PATTERN},
+    OpenApiParameter.PATH,
+    description="A variant's slug.",
+)
+DATE = OpenApiParameter(
+    "date",
+    {"type": "string", "pattern": DATE_PATTERN},
+    OpenApiParameter.PATH,
+    description="YYYY-MM-DD (UTC); not a real date, or a future one, is 404.",
+)
+OFFSET = OpenApiParameter(
+    "offset",
+    {"type": "integer", "minimum": 0, "default": 0},
+    description="How many entries to skip.",
+)
+LIMIT = OpenApiParameter(
+    "limit",
+    {"type": "integer", "minimum": 1, "maximum": PAGE_LIMIT, "default": PAGE_LIMIT},
+    description=f"How many entries to answer (at most {PAGE_LIMIT}).",
+)

@@ -271,8 +271,20 @@ def _seal_result(game: Game, status: str, at: dt.datetime) -> Result | None:
         verified_at=clock.now(),
     )
     Deal.objects.filter(pk=deal_.pk).update(results_count=F("results_count") + 1)
-    transaction.on_commit(lambda: signals.result_verified.send(sender=Result, result=result))
+    transaction.on_commit(lambda: _announce_result(result))
     return result
+
+
+def _announce_result(result: Result) -> None:
+    """Tell the listeners of a sealed result; one that fails is logged, never raised."""
+    for receiver, outcome in signals.result_verified.send_robust(sender=Result, result=result):
+        if isinstance(outcome, Exception):
+            logger.error(
+                "a receiver of result_verified failed for game %s: %r",
+                result.game_id,
+                receiver,
+                exc_info=outcome,
+            )
 
 
 def _verify_practice(game: Game) -> bool:

@@ -1,4 +1,8 @@
-"""The daily deal socket ``ws/daily/<slug>/<date>/``: leaderboard and progress, open to anyone."""
+"""The daily deal socket ``ws/daily/<slug>/<date>/``: leaderboard, progress and presence.
+
+Pushes are coalesced (``leaderboards.live``), so a test reads messages until the one it waits for;
+the coalescing itself is tested with a fake clock in ``tests/leaderboards/test_ws_live.py``.
+"""
 
 from __future__ import annotations
 
@@ -47,6 +51,26 @@ def top_entries(deal_id: int) -> list[dict[str, Any]]:
     return ranked_entries(Deal.objects.select_related("variant").get(pk=deal_id))[:LIVE_ENTRIES]
 
 
+def board(entries: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"type": "leaderboard", "entries": entries, "total": len(entries)}
+
+
+async def receive_until(communicator: Any, wanted: Any) -> tuple[dict[str, Any], list[Any]]:
+    """Read messages until one satisfies ``wanted``; return it and those read before it."""
+    before = []
+    while True:
+        message = await receive(communicator)
+        if wanted(message):
+            return message, before
+        before.append(message)
+
+
+def progress_of(message: dict[str, Any], nickname: str) -> dict[str, Any] | None:
+    if message["type"] != "progress":
+        return None
+    return next((p for p in message["players"] if p["player"] == nickname), None)
+
+
 @pytest.fixture
 def today() -> str:
     return clock.today().isoformat()
@@ -61,7 +85,8 @@ def deal(ws_variants: Any) -> Deal:
 async def watcher(ws_connect: Any, deal: Deal, today: str) -> Any:
     """An anonymous socket on today's Box Kite deal, its first leaderboard already read."""
     communicator = await ws_connect(f"/ws/daily/box-kite/{today}/")
-    assert await receive(communicator) == {"type": "leaderboard", "entries": []}
+    assert await receive(communicator) == board([])
+    assert await receive(communicator) == {"type": "presence", "playing": 0}
     return communicator
 
 
@@ -76,41 +101,36 @@ async def test_anyone_gets_the_leaderboard_on_connect(
 
     communicator = await ws_connect(f"/ws/daily/box-kite/{today}/")
     message = await receive(communicator)
+    presence = await receive(communicator)
 
-    assert message == {"type": "leaderboard", "entries": await top_entries(deal.pk)}
+    assert message == board(await top_entries(deal.pk))
     assert [(e["rank"], e["player"], e["status"]) for e in message["entries"]] == [
         (1, "bob", "resigned")
     ]
-    assert await communicator.receive_nothing()
+    assert presence == {"type": "presence", "playing": 0}  # bob's game is over
 
 
 async def test_a_move_is_pushed_as_progress(watcher: Any) -> None:
     alice, _ = await database_sync_to_async(make_player)("alice")
     game = await database_sync_to_async(start)(alice)
-    started = await receive(watcher)
     move = await a_legal_move(game.pk)
 
     await database_sync_to_async(services.game_move)(
         game_id=game.pk, player=alice, ply=0, move=move
     )
-    message = await receive(watcher)
+    message, _ = await receive_until(
+        watcher, lambda m: (progress_of(m, "alice") or {}).get("ply") == 1
+    )
 
-    assert started == {
-        "type": "progress",
-        "player": "alice",
-        "foundation_cards": game.foundation_cards,
-        "ply": 0,
-        "status": "playing",
-    }
     stored = await database_sync_to_async(Game.objects.get)(pk=game.pk)
-    assert message == {
-        "type": "progress",
+    assert progress_of(message, "alice") == {
         "player": "alice",
         "foundation_cards": stored.foundation_cards,
         "ply": 1,
         "status": "playing",
     }
-    assert await watcher.receive_nothing()
+    presence, _ = await receive_until(watcher, lambda m: m["type"] == "presence")
+    assert presence == {"type": "presence", "playing": 1}
 
 
 async def test_a_move_over_the_game_socket_is_pushed_as_progress(
@@ -118,31 +138,28 @@ async def test_a_move_over_the_game_socket_is_pushed_as_progress(
 ) -> None:
     alice, token = await database_sync_to_async(make_player)("alice")
     game = await database_sync_to_async(start)(alice)
-    await receive(watcher)
     player_socket = await ws_connect(f"/ws/games/{game.pk}/?token={token}")
     await receive(player_socket)
 
     await player_socket.send_json_to({"ply": 0, "move": await a_legal_move(game.pk)})
     answer = await receive(player_socket)
-    message = await receive(watcher)
+    message, _ = await receive_until(
+        watcher, lambda m: (progress_of(m, "alice") or {}).get("ply") == 1
+    )
 
-    assert message["type"] == "progress"
-    assert (message["player"], message["ply"]) == ("alice", 1)
-    assert message["foundation_cards"] == answer["game"]["foundation_cards"]
+    assert progress_of(message, "alice")["foundation_cards"] == answer["game"]["foundation_cards"]
 
 
 async def test_a_finished_game_pushes_the_leaderboard(watcher: Any, deal: Deal) -> None:
     alice, _ = await database_sync_to_async(make_player)("alice")
     game = await database_sync_to_async(start)(alice)
-    await receive(watcher)
 
     await database_sync_to_async(services.game_resign)(game_id=game.pk, player=alice)
-    progress = await receive(watcher)
-    leaderboard = await receive(watcher)
+    leaderboard, before = await receive_until(watcher, lambda m: m["type"] == "leaderboard")
 
-    assert progress["type"] == "progress"
-    assert progress["status"] == "resigned"
-    assert leaderboard == {"type": "leaderboard", "entries": await top_entries(deal.pk)}
+    progress = [p for m in before for p in m.get("players", [])]
+    assert progress[-1]["status"] == "resigned"
+    assert leaderboard == board(await top_entries(deal.pk))
     assert [e["player"] for e in leaderboard["entries"]] == ["alice"]
     assert leaderboard["entries"][0]["game"] == game.pk
 
@@ -150,7 +167,7 @@ async def test_a_finished_game_pushes_the_leaderboard(watcher: Any, deal: Deal) 
 async def test_today_is_dealt_on_demand(ws_connect: Any, ws_variants: Any, today: str) -> None:
     communicator = await ws_connect(f"/ws/daily/caprice/{today}/")
 
-    assert await receive(communicator) == {"type": "leaderboard", "entries": []}
+    assert await receive(communicator) == board([])
     assert await database_sync_to_async(Deal.objects.filter(variant__slug="caprice").count)() == 1
 
 

@@ -113,13 +113,15 @@ async def play_at_random(ws_connect: Any, variant: str, seed: int) -> None:
     ply, full, _, stock = await load(game_id)
     resigned = check_game_message(await socket.receive_from(timeout=5), full, stock, ply)
     assert resigned["game"]["status"] == "resigned"
-    while not await watcher.receive_nothing(timeout=0.3):
+    while not await watcher.receive_nothing(timeout=1.5):  # the last batch comes within 1 s
         watched.append(await watcher.receive_from(timeout=5))
     assert await socket.receive_nothing(timeout=0.1)  # nothing pushed twice
 
     kinds = Counter(json.loads(raw)["type"] for raw in watched)
-    assert kinds["progress"] >= 2
+    assert kinds["progress"] >= 1  # batched: at most one a second
     assert kinds["leaderboard"] == 2  # on connect, and when the game finished
+    progress = [p for raw in watched for p in json.loads(raw).get("players", [])]
+    assert progress[-1]["ply"] == ply
     for raw in watched:
         assert not CARD.findall(raw), raw
     assert ply > 5, "the random game should have gone somewhere"

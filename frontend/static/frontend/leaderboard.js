@@ -122,9 +122,11 @@ export async function leaderboardView(root, slug, date) {
       }
       if (data.type === "leaderboard") showEntries(data.entries || []);
       if (data.type === "progress") {
-        feed.prepend(
-          h("li", {}, h("strong", {}, data.player), `: ${data.foundation_cards} cards, ply ${data.ply}`),
-        );
+        for (const p of data.players || [data]) {
+          feed.prepend(
+            h("li", {}, h("strong", {}, p.player), `: ${p.foundation_cards} cards, ply ${p.ply}`),
+          );
+        }
         while (feed.children.length > 30) feed.lastChild.remove();
       }
     });

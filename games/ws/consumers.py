@@ -1,0 +1,193 @@
+"""The game socket ``ws/games/<id>/``: a player plays one game over it.
+
+The client sends ``{"ply": n, "move": MOVE}`` (or ``{"type": "resign"}``); the server answers
+``{"type": "game", "game": GAME}`` or ``{"type": "error", "error": code, "detail": ..., "ply": n}``
+with the semantics of the REST endpoints: both call ``games.services``. For ``stale_ply`` the
+``ply`` is the server's current ply; otherwise it echoes the client's. Every new state of the game
+(a move from REST or from another tab) is pushed as ``{"type": "game", "game": GAME}``; a socket is
+not sent again the state it has just been answered with.
+
+Only the game's player may connect: by session (a browser, whose ``Origin`` must be an allowed
+host) or by token (any client; one without ``Origin`` is not a browser). Refusals and close codes:
+``games.ws.base``. Frames are checked here (``check_*``) before a service sees them.
+
+Each frame costs one trip to a worker thread (``thread_sensitive=False``, so sockets' database
+work runs in parallel; the game's row lock orders one game's moves): the player's rate limit and
+the service call happen there, the connection is returned when it ends. The answer is sent first;
+the push to the game's other sockets is awaited after it, on the event loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from games import events, selectors, services
+from games.errors import ErrorCode, ServiceError
+from games.models import Game
+from games.payloads import game_payload
+from games.ws import limits
+from games.ws.base import PatienceConsumer, in_thread, invalid
+
+MAX_PLY = 2**31 - 1
+MAX_MOVE_FIELDS = 8
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def check_ply(value: Any) -> int:
+    """Return the ply of a frame; raise ``invalid`` unless it is a sane non-negative integer."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_PLY:
+        raise invalid("'ply' must be a non-negative integer.", field="ply")
+    return value
+
+
+def check_move_shape(value: Any) -> dict[str, Any]:
+    """Return a MOVE object that is flat and small; its meaning is the service's to check."""
+    if not isinstance(value, dict) or len(value) > MAX_MOVE_FIELDS:
+        raise invalid("'move' must be a MOVE object.", field="move")
+    for key, field in value.items():
+        if not isinstance(field, _SCALARS) or (isinstance(field, str) and len(field) > 64):
+            raise invalid(f"The move's {key!r} must be a short text or a number.", field="move")
+    if not isinstance(value.get("type"), str):
+        raise invalid("A move's 'type' must be a text.", field="move")
+    return value
+
+
+def echo_ply(frame: dict[str, Any]) -> dict[str, Any]:
+    """Return the ``ply`` to echo in an error, when the frame's ply is one."""
+    ply = frame.get("ply")
+    if isinstance(ply, int) and not isinstance(ply, bool) and 0 <= ply <= MAX_PLY:
+        return {"ply": ply}
+    return {}
+
+
+def progress_key(game: dict[str, Any]) -> tuple[int, bool]:
+    """Order the states of one game: by ply, and a finished state after the last one in play."""
+    return game["ply"], game["status"] != "playing"
+
+
+class _Limited(Exception):
+    """The player's frame limit was exceeded (raised in the worker thread)."""
+
+
+class GameConsumer(PatienceConsumer):
+    """The socket of one game, for its player only."""
+
+    game_id: str = ""
+    last_sent: tuple[int, bool] | None = None
+
+    def check_scope(self) -> ServiceError | None:
+        refusal = super().check_scope()
+        absent = self.scope.get("origin") == "absent"
+        if refusal is None and absent and self.scope.get("auth_method") != "token":
+            return ServiceError(
+                ErrorCode.NOT_AUTHENTICATED,
+                "A client that sends no Origin must give its API token "
+                "(?token=... or an Authorization header).",
+            )
+        return refusal
+
+    async def open(self) -> None:
+        self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
+        game = await in_thread(self.load_game)()
+        await self.join(events.game_group(self.game_id))
+        await self.send_game(game)
+
+    def load_game(self) -> dict[str, Any]:
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            if not Game.objects.filter(pk=self.game_id).exists():
+                raise ServiceError(ErrorCode.NOT_FOUND, "No such game.")
+            raise ServiceError(
+                ErrorCode.NOT_AUTHENTICATED,
+                "Log in, or give your API token as ?token=... or an Authorization header.",
+            )
+        game = selectors.access_game(self.game_id, user)
+        if game.player_id != user.pk:
+            raise ServiceError(ErrorCode.FORBIDDEN, "Only the game's player may connect.")
+        return game_payload(services.game_close_if_expired(game=game))
+
+    async def send_game(self, game: dict[str, Any]) -> None:
+        self.last_sent = progress_key(game)
+        await self.send_json({"type": "game", "game": game})
+
+    # --- frames --------------------------------------------------------------------------
+
+    async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
+        try:
+            action, echo = self.check_frame(content)
+        except ServiceError:
+            await self.count_frame()
+            raise
+        await self.play(action, echo)
+
+    def check_frame(self, frame: dict[str, Any]) -> tuple[Callable[[], Game], dict[str, Any]]:
+        """Return the service call a frame asks for and the ``ply`` to echo; raise ``invalid``."""
+        kind = frame.get("type", "move")
+        echo = echo_ply(frame)
+        player = self.scope["user"]
+        if kind == "resign":
+            return (lambda: services.game_resign(game_id=self.game_id, player=player)), echo
+        if kind != "move":
+            raise invalid("Send {'ply': n, 'move': MOVE} or {'type': 'resign'}.")
+        if "ply" not in frame or "move" not in frame:
+            raise invalid("A move frame is {'ply': n, 'move': MOVE}.", **echo)
+        ply = check_ply(frame["ply"])
+        move = check_move_shape(frame["move"])
+
+        def call() -> Game:
+            return services.game_move(game_id=self.game_id, player=player, ply=ply, move=move)
+
+        return call, echo
+
+    async def count_frame(self) -> None:
+        """Count a frame that asks for no service call against the player's limit."""
+        if limits.player_limit_is_remote():
+            refusal = await in_thread(self.player_refusal)()
+        else:
+            refusal = self.player_refusal()
+        if refusal is not None:
+            raise ServiceError(ErrorCode.RATE_LIMITED, refusal)
+
+    def player_refusal(self) -> str | None:
+        return limits.check_player(self.scope["user"].pk)
+
+    def serve(self, action: Callable[[], Game]) -> tuple[Any, list[dict[str, Any]]]:
+        """Run in a worker thread: count the frame, call the service, build the payloads once.
+
+        Return the answer (a GAME payload or the ``ServiceError``) and the payloads to push.
+        """
+        refusal = self.player_refusal()
+        if refusal is not None:
+            raise _Limited(refusal)
+        answer: Any
+        with events.collecting() as changed:
+            try:
+                game = action()
+            except ServiceError as error:
+                game, answer = None, error
+            else:
+                answer = game_payload(game)
+        pushes = [answer if item is game else game_payload(item) for item in changed]
+        return answer, pushes
+
+    async def play(self, action: Callable[[], Game], echo: dict[str, Any]) -> None:
+        try:
+            answer, pushes = await in_thread(self.serve)(action)
+        except _Limited as limited:
+            raise ServiceError(ErrorCode.RATE_LIMITED, str(limited)) from None
+        if isinstance(answer, ServiceError):
+            await self.send_error(answer, **echo)
+        else:
+            await self.send_game(answer)
+        for game in pushes:
+            await events.announce_game(game)
+
+    # --- pushes --------------------------------------------------------------------------
+
+    async def game_update(self, event: dict[str, Any]) -> None:
+        """Push a new state of the game, unless this socket has been sent it (or a later one)."""
+        game = event["game"]
+        if self.closing or (self.last_sent is not None and progress_key(game) <= self.last_sent):
+            return
+        await self.send_game(game)

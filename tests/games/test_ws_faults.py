@@ -1,0 +1,302 @@
+"""The game socket when the server cannot serve it, and how its work reaches the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import subprocess
+import time
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from django.db import OperationalError, connection
+from rest_framework.authtoken.models import Token
+
+from games import events, ratelimits, selectors, services
+from games.engine import legal_moves
+from games.models import Game, Player
+from games.ws import auth
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+THROWAWAY_REDIS_PORT = 6390
+
+
+def make_player(nickname: str) -> tuple[Player, str]:
+    player = services.player_create_guest(nickname=nickname)
+    return player, Token.objects.create(user=player).key
+
+
+@database_sync_to_async
+def a_legal_move(game_id: str) -> dict[str, Any]:
+    return legal_moves(services.engine_state(Game.objects.get(pk=game_id)))[0].to_json()
+
+
+async def receive(communicator: Any) -> dict[str, Any]:
+    return await communicator.receive_json_from(timeout=5)
+
+
+async def refused(communicator: Any) -> tuple[str, int]:
+    message = await receive(communicator)
+    assert message["type"] == "error" and message["detail"], message
+    output = await communicator.receive_output(timeout=5)
+    assert output["type"] == "websocket.close", output
+    return message["error"], output["code"]
+
+
+def database_down(*args: Any, **kwargs: Any) -> Any:
+    raise OperationalError("connection refused")
+
+
+@pytest.fixture
+def alice(ws_variants: Any) -> tuple[Player, str]:
+    return make_player("alice")
+
+
+@pytest.fixture
+def game(alice: tuple[Player, str]) -> Game:
+    return services.game_start(player=alice[0], variant="box-kite", mode="daily")[0]
+
+
+@pytest.fixture
+async def alice_socket(ws_connect: Any, game: Game, alice: tuple[Player, str]) -> Any:
+    communicator = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+    assert (await receive(communicator))["type"] == "game"
+    return communicator
+
+
+# --- faults -------------------------------------------------------------------------------
+
+
+async def test_a_database_down_at_connect_closes_1011(
+    ws_connect: Any, game: Game, alice: tuple[Player, str], monkeypatch: Any
+) -> None:
+    monkeypatch.setattr(selectors, "access_game", database_down)
+
+    communicator = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+
+    assert await refused(communicator) == ("unavailable", 1011)
+
+
+async def test_a_database_down_at_the_token_lookup_closes_1011(
+    ws_connect: Any, game: Game, alice: tuple[Player, str], monkeypatch: Any
+) -> None:
+    monkeypatch.setattr(auth, "_lookup_token", database_down)
+
+    communicator = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}", origin=False)
+
+    assert await refused(communicator) == ("unavailable", 1011)
+
+
+async def test_a_database_down_during_a_move_closes_1011(
+    alice_socket: Any, game: Game, monkeypatch: Any
+) -> None:
+    move = await a_legal_move(game.pk)
+    monkeypatch.setattr(services, "game_move", database_down)
+
+    await alice_socket.send_json_to({"ply": 0, "move": move})
+
+    assert await refused(alice_socket) == ("unavailable", 1011)
+
+
+async def test_a_bug_in_a_move_is_answered_and_the_socket_stays_open(
+    alice_socket: Any, game: Game, monkeypatch: Any
+) -> None:
+    move = await a_legal_move(game.pk)
+    real = services.game_move
+    monkeypatch.setattr(services, "game_move", lambda **kw: 1 / 0)
+
+    await alice_socket.send_json_to({"ply": 0, "move": move})
+    message = await receive(alice_socket)
+    monkeypatch.setattr(services, "game_move", real)
+    await alice_socket.send_json_to({"ply": 0, "move": move})
+
+    assert message["error"] == "server_error"
+    assert (await receive(alice_socket))["game"]["ply"] == 1
+
+
+@pytest.fixture
+def throwaway_redis(settings: Any) -> Any:
+    """A Redis of our own as the channel layer; ``kill()`` stops it."""
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed")
+    process = subprocess.Popen(
+        ["redis-server", "--port", str(THROWAWAY_REDIS_PORT), "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{THROWAWAY_REDIS_PORT}/0"
+    import redis
+
+    for _ in range(100):
+        try:
+            redis.Redis.from_url(url).ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    settings.CHANNEL_LAYERS = {
+        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [url]}}
+    }
+
+    def kill() -> None:
+        process.kill()
+        process.wait(timeout=5)
+
+    process.kill_it = kill  # type: ignore[attr-defined]
+    yield process
+    if process.poll() is None:
+        kill()
+
+
+async def test_a_dead_channel_layer_at_connect_closes_1011(
+    ws_connect: Any, game: Game, alice: tuple[Player, str], throwaway_redis: Any
+) -> None:
+    throwaway_redis.kill_it()
+
+    communicator = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+
+    assert await refused(communicator) == ("unavailable", 1011)
+
+
+async def test_a_channel_layer_that_dies_under_an_open_socket_closes_it_1011(
+    ws_connect: Any, game: Game, alice: tuple[Player, str], throwaway_redis: Any
+) -> None:
+    communicator = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+    assert (await receive(communicator))["type"] == "game"
+
+    throwaway_redis.kill_it()
+
+    assert await refused(communicator) == ("unavailable", 1011)
+
+
+# --- how the work is done -----------------------------------------------------------------
+
+
+async def test_the_answer_is_sent_before_the_push_to_other_tabs(
+    alice_socket: Any, game: Game, monkeypatch: Any
+) -> None:
+    seen = []
+    real = events.announce_game
+
+    async def announce(payload: dict[str, Any]) -> None:
+        seen.append((payload["ply"], alice_socket.output_queue.qsize()))
+        await real(payload)
+
+    monkeypatch.setattr(events, "announce_game", announce)
+
+    await alice_socket.send_json_to({"ply": 0, "move": await a_legal_move(game.pk)})
+    answer = await receive(alice_socket)
+
+    assert answer["game"]["ply"] == 1
+    assert seen == [(1, 1)]  # announced once, with the answer already out
+
+
+async def test_game_changed_in_a_worker_thread_does_not_wait_for_the_push(
+    ws_connect: Any, alice_socket: Any, game: Game, monkeypatch: Any
+) -> None:
+    release = asyncio.Event()
+    real = events.announce_game
+
+    async def slow_announce(payload: dict[str, Any]) -> None:
+        await release.wait()
+        await real(payload)
+
+    monkeypatch.setattr(events, "announce_game", slow_announce)
+    stored = await database_sync_to_async(
+        lambda: Game.objects.select_related("variant", "deal", "player").get(pk=game.pk)
+    )()
+    stored.ply = 7  # a state the socket has not been sent
+
+    # it returns while the push still waits on the loop (async_to_sync would deadlock here)
+    await asyncio.wait_for(database_sync_to_async(events.game_changed)(stored), timeout=5)
+    release.set()
+
+    assert (await receive(alice_socket))["game"]["ply"] == 7
+
+
+async def test_the_player_limit_is_one_hit_per_frame(
+    alice_socket: Any, game: Game, monkeypatch: Any
+) -> None:
+    keys = []
+    real = ratelimits.hit
+
+    def counting_hit(key: str, **kwargs: Any) -> Any:
+        keys.append(key)
+        return real(key, **kwargs)
+
+    monkeypatch.setattr(ratelimits, "hit", counting_hit)
+
+    await alice_socket.send_json_to({"ply": 0, "move": await a_legal_move(game.pk)})
+    await receive(alice_socket)
+    await alice_socket.send_to(text_data="{}")
+    await receive(alice_socket)
+
+    assert len(keys) == 2 and len(set(keys)) == 1
+
+
+async def test_many_moves_on_many_sockets_hold_a_bounded_number_of_connections(
+    ws_connect: Any, ws_variants: Any, settings: Any
+) -> None:
+    if connection.vendor != "postgresql":
+        pytest.skip("counts PostgreSQL sessions")
+    from games.ws.base import DATABASE_THREADS
+
+    settings.WEBSOCKET_RATE_LIMITS = {}
+
+    def sessions() -> int:
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            )
+            return cursor.fetchone()[0]
+
+    def begin(index: int) -> tuple[str, str]:
+        player, token = make_player(f"player{index}")
+        return services.game_start(player=player, variant="box-kite", mode="practice")[0].pk, token
+
+    before = await database_sync_to_async(sessions)()
+    games = [await database_sync_to_async(begin)(index) for index in range(6)]
+    sockets = [await ws_connect(f"/ws/games/{pk}/?token={token}") for pk, token in games]
+    for socket in sockets:
+        await receive(socket)
+
+    async def play(socket: Any, game_id: str) -> int:
+        ply = 0
+        for _ in range(8):
+            await socket.send_json_to({"ply": ply, "move": await a_legal_move(game_id)})
+            answer = await receive(socket)
+            ply = answer["game"]["ply"] if answer["type"] == "game" else ply
+        return ply
+
+    plies = await asyncio.gather(*(play(s, pk) for s, (pk, _) in zip(sockets, games, strict=True)))
+    after = await database_sync_to_async(sessions)()
+
+    assert min(plies) >= 1
+    assert after <= before + DATABASE_THREADS + 2
+
+
+async def test_token_lookups_are_cached_and_a_deactivated_player_loses_access_after_the_ttl(
+    ws_connect: Any, game: Game, alice: tuple[Player, str], monkeypatch: Any
+) -> None:
+    lookups = []
+    real = auth._lookup_token
+
+    def counting_lookup(key: str) -> Any:
+        lookups.append(key)
+        return real(key)
+
+    monkeypatch.setattr(auth, "_lookup_token", counting_lookup)
+    path = f"/ws/games/{game.pk}/?token={alice[1]}"
+    for _ in range(3):
+        assert (await receive(await ws_connect(path)))["type"] == "game"
+    assert len(lookups) == 1  # one query for three sockets
+
+    def deactivate() -> None:
+        Player.objects.filter(pk=alice[0].pk).update(is_active=False)
+
+    await database_sync_to_async(deactivate)()
+    assert (await receive(await ws_connect(path)))["type"] == "game"  # within the TTL
+    monkeypatch.setattr(auth, "TOKEN_CACHE_SECONDS", 0.0)
+    auth.forget_tokens()  # as if the TTL had run out
+
+    assert await refused(await ws_connect(path)) == ("not_authenticated", 4403)

@@ -1,0 +1,232 @@
+"""The coalescer of a deal's live pushes, driven with a fake clock (``leaderboards.live``)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+
+from games import clock, services
+from games.models import Deal, Game
+from leaderboards import live
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+T0 = 1_000_000.0
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = T0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def fake_clock(monkeypatch: Any) -> FakeClock:
+    faked = FakeClock()
+    monkeypatch.setattr(live, "_now", faked)
+    return faked
+
+
+@pytest.fixture
+async def watched(ws_variants: Any, fake_clock: FakeClock) -> Any:
+    """Today's Box Kite deal, watched by a bare channel of the layer (no socket, no flush task)."""
+
+    def make() -> Deal:
+        deal = services.deal_get_or_create(variant=ws_variants["box-kite"], date=clock.today())
+        return Deal.objects.select_related("variant").get(pk=deal.pk)
+
+    await database_sync_to_async(live.reset)()
+    deal = await database_sync_to_async(make)()
+    watched = live.WatchedDeal(deal, f"daily.box-kite.{deal.date.isoformat()}")
+    layer = get_channel_layer()
+    channel = await layer.new_channel()
+    await layer.group_add(watched.group, channel)
+    watched.channel = channel
+    yield watched
+    await layer.group_discard(watched.group, channel)
+    await database_sync_to_async(live.reset)()
+
+
+def start(nickname: str) -> Game:
+    player = services.player_create_guest(nickname=nickname)
+    return services.game_start(player=player, variant="box-kite", mode="daily")[0]
+
+
+async def pushed(watched: Any) -> list[dict[str, Any]]:
+    message = await asyncio.wait_for(get_channel_layer().receive(watched.channel), timeout=5)
+    assert message["type"] == "daily.push"
+    return message["messages"]
+
+
+async def nothing_pushed(watched: Any) -> bool:
+    try:
+        await asyncio.wait_for(get_channel_layer().receive(watched.channel), timeout=0.2)
+    except TimeoutError:
+        return True
+    return False
+
+
+async def test_fifty_moves_in_a_second_make_one_batch_of_the_latest_figures(
+    watched: Any, fake_clock: FakeClock
+) -> None:
+    games = [await database_sync_to_async(start)(name) for name in ("alice", "bob")]
+    for ply in range(1, 26):  # 25 changes each, all within the same second
+        for game in games:
+            game.ply, game.foundation_cards = ply, ply // 5
+            live.record_game(game=game)
+        fake_clock.now += 0.01
+
+    sent = await live.flush(now=fake_clock.now, watched=[watched])
+    messages = await pushed(watched)
+
+    assert sent == 1
+    assert messages == [
+        {
+            "type": "progress",
+            "players": [
+                {"player": "alice", "foundation_cards": 5, "ply": 25, "status": "playing"},
+                {"player": "bob", "foundation_cards": 5, "ply": 25, "status": "playing"},
+            ],
+        },
+        {"type": "presence", "playing": 2},
+    ]
+
+
+async def test_a_deal_is_flushed_at_most_once_a_second_by_any_worker(
+    watched: Any, fake_clock: FakeClock
+) -> None:
+    game = await database_sync_to_async(start)("alice")
+    assert await live.flush(now=T0, watched=[watched]) == 1
+    await pushed(watched)
+
+    game.ply = 1
+    live.record_game(game=game)
+    # another worker (the same store) half a second later: refused, nothing lost
+    assert await live.flush(now=T0 + 0.5, watched=[watched]) == 0
+    # nor one whose clock was read a little before the winner's but whose call came after
+    assert await live.flush(now=T0 - 0.3, watched=[watched]) == 0
+    game.ply = 2
+    live.record_game(game=game)
+    assert await live.flush(now=T0 + 1.0, watched=[watched]) == 1
+    messages = await pushed(watched)
+
+    assert messages == [
+        {
+            "type": "progress",
+            "players": [
+                {
+                    "player": "alice",
+                    "foundation_cards": game.foundation_cards,
+                    "ply": 2,
+                    "status": "playing",
+                }
+            ],
+        }
+    ]
+    assert await live.flush(now=T0 + 1.5, watched=[watched]) == 0
+    assert await nothing_pushed(watched)
+
+
+async def test_an_older_change_recorded_late_does_not_hide_a_newer_one(watched: Any) -> None:
+    game = await database_sync_to_async(start)("alice")
+    game.ply = 5
+    live.record_game(game=game)
+    game.ply = 4
+    live.record_game(game=game)
+
+    await live.flush(now=T0, watched=[watched])
+
+    assert (await pushed(watched))[0]["players"][0]["ply"] == 5
+
+
+async def test_presence_counts_players_who_moved_in_the_last_minute(
+    watched: Any, fake_clock: FakeClock
+) -> None:
+    alice = await database_sync_to_async(start)("alice")
+    live.record_game(game=alice)
+    fake_clock.now = T0 + 30
+    bob = await database_sync_to_async(start)("bob")
+    live.record_game(game=bob)
+
+    assert await live.flush(now=T0 + 30, watched=[watched]) == 1
+    assert (await pushed(watched))[-1] == {"type": "presence", "playing": 2}
+    assert await live.flush(now=T0 + 61, watched=[watched]) == 1  # alice's minute is over
+    assert await pushed(watched) == [{"type": "presence", "playing": 1}]
+    assert await live.flush(now=T0 + 62.5, watched=[watched]) == 0  # unchanged: not pushed
+    assert await live.store_presence(watched, now=T0 + 62.5) == 1
+
+
+async def test_a_finished_game_pushes_the_leaderboard_once_and_leaves_presence(
+    watched: Any, fake_clock: FakeClock
+) -> None:
+    def finish() -> Game:
+        game = start("alice")
+        return services.game_resign(game_id=game.pk, player=game.player)
+
+    game = await database_sync_to_async(finish)()
+    fake_clock.now = T0 + 1
+    await live.flush(now=T0 + 1, watched=[watched])
+    messages = await pushed(watched)
+
+    kinds = [m["type"] for m in messages]
+    assert kinds == ["progress", "leaderboard"]  # presence stayed 0: a finished game is not play
+    board = messages[1]
+    assert board["total"] == 1
+    assert [(e["player"], e["game"]) for e in board["entries"]] == [("alice", game.pk)]
+
+
+async def test_a_failing_store_never_raises_into_the_write(watched: Any, monkeypatch: Any) -> None:
+    class Broken:
+        def record(self, *args: Any, **kwargs: Any) -> None:
+            raise OSError("Redis is down")
+
+        def reset(self) -> None:
+            pass
+
+    monkeypatch.setattr(live, "store", lambda: Broken())
+    game = await database_sync_to_async(start)("alice")  # the signal's receiver fails inside
+
+    live.record_game(game=game)
+
+    assert game.pk
+
+
+async def test_the_flush_task_starts_with_the_first_watcher_and_ends_with_the_last(
+    ws_connect: Any, ws_variants: Any
+) -> None:
+    communicator = await ws_connect(f"/ws/daily/box-kite/{clock.today().isoformat()}/")
+    await communicator.receive_json_from(timeout=5)
+    task = live._flusher.task
+    assert task is not None and not task.done()
+
+    await communicator.disconnect(timeout=5)
+    await asyncio.wait_for(task, timeout=5)
+
+    assert task.done() and not task.cancelled()
+
+
+async def test_watchers_connecting_together_read_the_top_entries_once(
+    ws_connect: Any, ws_variants: Any, monkeypatch: Any
+) -> None:
+    calls = []
+    real = live.top_entries
+
+    def counting(deal: Deal) -> Any:
+        calls.append(deal.pk)
+        return real(deal)
+
+    monkeypatch.setattr(live, "top_entries", counting)
+    monkeypatch.setattr(live, "SNAPSHOT_SECONDS", 60.0)  # a slow machine stays within it
+    path = f"/ws/daily/box-kite/{clock.today().isoformat()}/"
+
+    for _ in range(5):
+        message = await (await ws_connect(path)).receive_json_from(timeout=5)
+        assert message == {"type": "leaderboard", "entries": [], "total": 0}
+
+    assert len(calls) == 1
