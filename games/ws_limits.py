@@ -45,7 +45,8 @@ def _count(key: str, seconds: float, now: float) -> float:
     ttl = math.ceil(seconds * 2) + 1
     cache.add(current, 0, ttl)
     try:
-        hits = cache.incr(current)
+        # None: the cache is unreachable (django-redis ignores the error); count this hit alone.
+        hits = cache.incr(current) or 1
     except ValueError:  # expired between add and incr
         cache.set(current, 1, ttl)
         hits = 1
