@@ -125,3 +125,14 @@ def test_socket_frame_limits_let_frames_through_when_redis_is_dead(
     throwaway_redis.kill()
 
     assert finishes(lambda: ws_limits.check_frame(socket="a-socket", player=7)) is None
+
+
+@pytest.mark.django_db
+def test_the_health_check_reports_a_paused_redis_without_hanging(throwaway_redis, settings):
+    settings.REDIS_URL = throwaway_redis.url
+    throwaway_redis.pause()
+
+    answer = finishes(lambda: APIClient().get("/healthz"), seconds=1.5)
+
+    assert answer.status_code == 503
+    assert answer.json()["detail"] == "Unreachable: redis."

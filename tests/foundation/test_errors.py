@@ -171,3 +171,16 @@ def test_the_error_handlers_answer_json() -> None:
     assert (bad.status_code, json.loads(bad.content)["error"]) == (400, "invalid")
     assert (down.status_code, down["Retry-After"]) == (503, "5")
     assert (broken.status_code, json.loads(broken.content)["error"]) == (500, "server_error")
+
+
+def test_the_json_parser_stops_reading_at_the_limit(settings) -> None:
+    import io
+
+    from games.api.base import RequestTooLarge, StrictJSONParser
+
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
+    body = io.BytesIO(b"[" + b"1," * 1000 + b"1]")  # a stream of no declared length
+
+    with pytest.raises(RequestTooLarge):
+        StrictJSONParser().parse(body)
+    assert StrictJSONParser().parse(io.BytesIO(b'{"ok": true}')) == {"ok": True}
