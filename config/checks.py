@@ -20,15 +20,24 @@ def pool_size(database: dict[str, Any]) -> int | None:
 
 @register(Tags.database, deploy=False)
 def check_connection_budget(app_configs: Any = None, **kwargs: Any) -> list[Warning]:
-    """Warn when ``WEB_CONCURRENCY`` workers × the pool exceed ``DATABASE_MAX_CONNECTIONS``,
-    or when one worker runs more request threads than its pool has connections."""
-    database = settings.DATABASES.get("default", {})
+    """Check the settings' sizing (:func:`connection_budget_warnings`)."""
+    return connection_budget_warnings(
+        settings.DATABASES.get("default", {}),
+        workers=settings.WEB_CONCURRENCY,
+        budget=settings.DATABASE_MAX_CONNECTIONS,
+        threads=settings.ASGI_THREADS,
+    )
+
+
+def connection_budget_warnings(
+    database: dict[str, Any], *, workers: int, budget: int, threads: int
+) -> list[Warning]:
+    """Warn when ``workers`` × the pool exceed ``budget`` connections, or when one worker runs
+    more request ``threads`` than its pool has connections."""
     size = pool_size(database)
     if size is None:
         return []
     warnings: list[Warning] = []
-    workers = settings.WEB_CONCURRENCY
-    budget = settings.DATABASE_MAX_CONNECTIONS
     if workers * size > budget:
         warnings.append(
             Warning(
@@ -39,7 +48,6 @@ def check_connection_budget(app_configs: Any = None, **kwargs: Any) -> list[Warn
                 id="config.W001",
             )
         )
-    threads = settings.ASGI_THREADS
     if threads > size:
         warnings.append(
             Warning(

@@ -62,10 +62,10 @@ class _Redis:
     def counts(self, current: str, previous: str, cost: int, ttl_ms: int) -> tuple[int, int] | None:
         """Return (this window's count, the previous one's), or None while Redis is away."""
         url = settings.REDIS_URL
-        if not url or time.monotonic() < self._down_until:
+        if not url:
             return None
         with self._lock:
-            if self._client is None or self._url != url:
+            if self._client is None or self._url != url:  # a new server: a new breaker too
                 self._client = redis.Redis.from_url(
                     url,
                     socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
@@ -74,7 +74,10 @@ class _Redis:
                 )
                 self._script = self._client.register_script(_SCRIPT)
                 self._url = url
+                self._down_until = 0.0
             script = self._script
+        if time.monotonic() < self._down_until:
+            return None
         try:
             hits, before = script(keys=[current, previous], args=[cost, ttl_ms])  # type: ignore[operator]
         except (redis.RedisError, OSError) as error:

@@ -152,6 +152,18 @@ class DealBody(serializers.Serializer):
     seed = serializers.CharField(allow_null=True, help_text="Hex; null until the day has ended.")
     players = serializers.IntegerField()
     finished = serializers.IntegerField()
+    attempt = serializers.IntegerField(help_text="The attempt of deals.md the day's deal uses.")
+    certified = serializers.BooleanField(help_text="The solver proved the deal winnable.")
+    difficulty = serializers.IntegerField(
+        allow_null=True, min_value=1, max_value=5, help_text="1 (easy) to 5 (hard)."
+    )
+    par = serializers.IntegerField(
+        allow_null=True, help_text="The solver's winning line's length; null until the day ends."
+    )
+
+
+class DealDetailBody(DealBody):
+    rules = serializers.JSONField(help_text="The rules document frozen when the deal was made.")
 
 
 class NextDealBody(serializers.Serializer):
@@ -188,9 +200,14 @@ class GameBody(serializers.Serializer):
     started_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
     state = StateBody()
-    verified = serializers.BooleanField()
+    verified = serializers.BooleanField(help_text="Shown to the player; ranking reads results.")
+    assisted = serializers.BooleanField(help_text="A hint was taken: ranks after unassisted.")
+    can_undo = serializers.BooleanField(help_text="The server would accept an undo now.")
     foundation_cards = serializers.IntegerField()
-    seed_text = serializers.CharField(allow_null=True)
+    seed_text = serializers.CharField(
+        allow_null=True,
+        help_text="A practice seed text; a server-chosen one once the game is over.",
+    )
 
 
 class NewGameRequest(serializers.Serializer):

@@ -227,7 +227,7 @@ class DailyDetailView(ApiView):
         summary="A variant's deal of one day, with its frozen rules (seed revealed once the day "
         "has ended)",
         parameters=[docs.SLUG, docs.DATE],
-        responses=docs.responses({200: docs.DealBody}, E.NOT_FOUND),
+        responses=docs.responses({200: docs.DealDetailBody}, E.NOT_FOUND),
     )
     def get(self, request: Request, slug: str, date: str) -> Response:
         deal = services.deal_of_day(slug=slug, date_text=date)

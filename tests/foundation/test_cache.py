@@ -115,3 +115,25 @@ def test_a_request_that_reads_the_cache_succeeds_when_redis_fails(
     # then
     assert answer.status_code == 200, answer.json()
     assert answer.json()["entries"] == []
+
+
+def test_socket_frame_limits_let_frames_through_when_redis_is_dead(
+    throwaway_redis, settings
+) -> None:
+    from games.ws import limits
+
+    settings.REDIS_URL = throwaway_redis.url
+    throwaway_redis.kill()
+
+    assert finishes(lambda: limits.check_player(7)) is None
+
+
+@pytest.mark.django_db
+def test_the_health_check_reports_a_paused_redis_without_hanging(throwaway_redis, settings):
+    settings.REDIS_URL = throwaway_redis.url
+    throwaway_redis.pause()
+
+    answer = finishes(lambda: APIClient().get("/healthz"), seconds=1.5)
+
+    assert answer.status_code == 503
+    assert answer.json()["detail"] == "Unreachable: redis."

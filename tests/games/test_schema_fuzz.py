@@ -71,16 +71,6 @@ def fuzz_world(join, settings):
 schema = schemathesis.pytest.from_fixture("api_schema")
 
 
-def known_defect(case) -> bool:
-    """Return whether ``case`` hits a 5xx already written down in ``test_move_type_*`` below.
-
-    Remove this filter when that test's xfail is removed.
-    """
-    body = case.body if isinstance(case.body, dict) else {}
-    move = body.get("move")
-    return isinstance(move, dict) and isinstance(move.get("type"), dict | list)
-
-
 @schema.parametrize()
 @settings(
     max_examples=4,
@@ -100,18 +90,10 @@ def test_no_request_yields_a_5xx_and_answers_conform(case, fuzz_world) -> None:
     if "date" in params and steer:
         params["date"] = clock.today().isoformat()
 
-    if known_defect(case):
-        return
-
     # when, then
     case.call_and_validate(headers={"Authorization": fuzz_world["token"]}, checks=CHECKS)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect found by fuzzing: a MOVE whose 'type' is an object or a list is a 500 "
-    "(TypeError: unhashable type, games/engine/moves.py parse_move `kind in _SIMPLE`), not 400",
-)
 @pytest.mark.parametrize("kind", [{}, []])
 def test_move_type_of_an_unhashable_json_value_is_400_invalid(join, kind) -> None:
     # given
@@ -128,12 +110,6 @@ def test_move_type_of_an_unhashable_json_value_is_400_invalid(join, kind) -> Non
     assert answer.json()["error"] == "invalid"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect found by fuzzing by hand: a practice seed holding a lone surrogate is a 500 "
-    "(UnicodeEncodeError in games/engine/seeds.py practice_seed, from games/services.py "
-    "game_start), not 400",
-)
 def test_a_practice_seed_with_a_lone_surrogate_is_400_invalid(join) -> None:
     # given a JSON body whose seed is the escaped lone surrogate \ud800
     alice = join("Alice")
@@ -147,11 +123,6 @@ def test_a_practice_seed_with_a_lone_surrogate_is_400_invalid(join) -> None:
     assert answer.json()["error"] == "invalid"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect found by fuzzing by hand: a body over DATA_UPLOAD_MAX_MEMORY_SIZE is a 500 "
-    "(django RequestDataTooBig reaches games/api/exceptions.py unmapped), not a 4xx error body",
-)
 def test_an_oversized_body_is_a_4xx_error_body(variants, settings) -> None:
     # given a body just over the limit
     settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 1000
@@ -165,11 +136,6 @@ def test_an_oversized_body_is_a_4xx_error_body(variants, settings) -> None:
     assert set(answer.json()) >= {"error", "detail"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="defect found by fuzzing by hand: a finished daily game's replay carries the deal's "
-    "seed before the day has ended (games/payloads.py replay_payload), which api.md forbids",
-)
 def test_a_daily_replay_carries_no_seed_before_the_day_ends(join) -> None:
     # given Alice resigned today's daily game
     alice = join("Alice")
