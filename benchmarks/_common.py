@@ -83,7 +83,7 @@ def service_env(database_url: str, redis_url: str, deal_secret: str) -> dict[str
 
 def prepare_database(env: dict[str, str]) -> None:
     """Create the benchmark database afresh (every run starts empty, with this run's deal
-    secret behind its deals), migrate it and load the variants."""
+    secret behind its deals), empty its Redis database, migrate and load the variants."""
     url = env["DATABASE_URL"]
     name = url.rsplit("/", 1)[1]
     server = url.rsplit("/", 1)[0] + "/postgres"
@@ -96,6 +96,9 @@ def prepare_database(env: dict[str, str]) -> None:
     if not exists:
         subprocess.run(["psql", server, "-qc", f'CREATE DATABASE "{name}"'], check=True)
     psql(url, "DROP SCHEMA public CASCADE; CREATE SCHEMA public;")
+    import redis
+
+    redis.Redis.from_url(env["REDIS_URL"]).flushdb()  # this benchmark's own Redis database only
     for command in (["migrate", "--noinput"], ["loadvariants"]):
         subprocess.run(
             [PYTHON, "manage.py", *command],
@@ -376,3 +379,36 @@ def print_table(figures: list[Figure], title: str) -> str:
 
 def log(message: str) -> None:
     print(f"[{time.strftime('%H:%M:%S')}] {message}", file=sys.stderr, flush=True)
+
+
+class ConnectionPeak:
+    """Sample, on a thread, how many PostgreSQL connections the benchmark database has."""
+
+    def __init__(self, database_url: str, every: float = 0.5) -> None:
+        import threading
+
+        self.database_url = database_url
+        self.every = every
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        import psycopg
+
+        name = self.database_url.rsplit("/", 1)[1]
+        with psycopg.connect(self.database_url, autocommit=True) as connection:
+            while not self._stop.is_set():
+                row = connection.execute(
+                    "SELECT count(*) FROM pg_stat_activity WHERE datname = %s", (name,)
+                ).fetchone()
+                self.peak = max(self.peak, int(row[0]) - 1 if row else 0)  # not this one
+                self._stop.wait(self.every)
+
+    def __enter__(self) -> ConnectionPeak:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=5)

@@ -40,6 +40,7 @@ from _common import (
     DEFAULT_REDIS_URL,
     HOST,
     OUT,
+    ConnectionPeak,
     Figure,
     Server,
     http_json,
@@ -74,6 +75,12 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--port", type=int, default=8330)
     parser.add_argument("--echo-port", type=int, default=8331)
     parser.add_argument("--no-origin", action="store_true", help="send no Origin header")
+    parser.add_argument(
+        "--conn-max-age",
+        default="0",
+        help="CONN_MAX_AGE of the service (0: the default 60 lets every worker thread keep a "
+        "connection, which exhausts a shared PostgreSQL's max_connections)",
+    )
     parser.add_argument("--no-profile", action="store_true", help="skip py-spy")
     parser.add_argument("--skip", nargs="*", default=[], help="phases: moves daily idle")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL"))
@@ -139,33 +146,49 @@ async def make_players(
     import aiohttp
 
     specs: list[_clients.PlayerSpec] = []
-    gate = asyncio.Semaphore(16)
+    setup_errors: list[str] = []
+    gate = asyncio.Semaphore(8)
     daily_seed = daily_deal_seed(daily) if daily else b""
 
     async def one(session: aiohttp.ClientSession, index: int) -> None:
-        async with gate:
-            nickname = f"b{run}{mode[0]}{index}"
-            status, body = await http_json(
-                session, "POST", base + "/api/auth/guest/", {"nickname": nickname}
-            )
-            if status != 201:
-                raise RuntimeError(f"guest {nickname}: {status} {body}")
-            token = body["token"]
-            seed_text = f"bench-{run}-{index}"
-            request: dict[str, Any] = {"variant": slug, "mode": mode}
-            if mode == "practice":
-                request["seed"] = seed_text
-            status, game = await http_json(session, "POST", base + "/api/games/", request, token)
-            if status not in (200, 201):
-                raise RuntimeError(f"game of {nickname}: {status} {game}")
+        nickname = f"b{run}{mode[0]}{index}"
+        seed_text = f"bench-{run}-{index}"
+        request: dict[str, Any] = {"variant": slug, "mode": mode}
+        if mode == "practice":
+            request["seed"] = seed_text
+        token = None
+        for attempt in range(3):  # a failed set-up request is retried, then the player dropped
+            async with gate:
+                try:
+                    if token is None:
+                        status, body = await http_json(
+                            session, "POST", base + "/api/auth/guest/", {"nickname": nickname}
+                        )
+                        if status != 201:
+                            raise RuntimeError(f"guest {status} {body}")
+                        token = body["token"]
+                    status, game = await http_json(
+                        session, "POST", base + "/api/games/", request, token
+                    )
+                    if status not in (200, 201):
+                        raise RuntimeError(f"game {status} {game}")
+                except (RuntimeError, aiohttp.ClientError, TimeoutError) as error:
+                    setup_errors.append(str(error)[:120])
+                    await asyncio.sleep(1 + attempt)
+                    continue
             seed = engine.practice_seed(seed_text) if mode == "practice" else daily_seed
             specs.append(
                 _clients.PlayerSpec(nickname, token, game["id"], slug, mode, seed, seed_text)
             )
+            return
 
     timeout = aiohttp.ClientTimeout(total=60)
     async with aiohttp.ClientSession(timeout=timeout) as session:
         await asyncio.gather(*(one(session, i) for i in range(count)))
+    if setup_errors:
+        log(f"  {len(setup_errors)} set-up requests failed, e.g. {setup_errors[0]}")
+    if not specs:
+        raise RuntimeError(f"no player could be set up: {setup_errors[:3]}")
     return specs
 
 
@@ -208,6 +231,8 @@ def run_players(
     processes, queue, go, release = _clients.spawn(
         _clients.players_process, [(share, phase) for share in split(specs, clients)], events
     )
+    peak = ConnectionPeak(server.env["DATABASE_URL"])
+    peak.__enter__()
     try:
         ready = collect(queue, "ready", len(processes), 180)
         log(f"  {sum(ready)} of {len(specs)} players connected")
@@ -225,7 +250,9 @@ def run_players(
         go.set()
         release.set()
         join(processes)
+        peak.__exit__()
     merged = merge(reports)
+    merged["db_connections"] = peak.peak
     # Carry the games' progress over to the next phase of the same players.
     played = {spec.nickname: spec for report in reports for spec in report.get("specs", [])}
     specs[:] = [played.get(spec.nickname, spec) for spec in specs]
@@ -502,6 +529,7 @@ def figures(
         rows[-1].ok = res["cpu_ms"] <= 3
         rows.append(Figure(f"server CPU used N={n} (of 2 cores)", res["cpu_share"], "cores"))
         rows.append(Figure(f"client CPU used N={n}", res["client_share"], "cores"))
+        rows.append(Figure(f"PostgreSQL connections N={n} (peak)", res["db_connections"], ""))
     if "daily" in results:
         d = results["daily"]
         alone, watched = d["alone"], d["watched"]
@@ -574,6 +602,7 @@ def main() -> int:
     deal_secret = secrets.token_urlsafe(32)
     os.environ["BENCH_DEAL_SECRET"] = deal_secret
     env = service_env(args.database_url, args.redis_url, deal_secret)
+    env["CONN_MAX_AGE"] = str(args.conn_max_age)
     OUT.mkdir(parents=True, exist_ok=True)
     log(f"preparing {args.database_url}")
     prepare_database(env)
