@@ -6,8 +6,8 @@ results on one daily deal by bulk SQL (``seed_results``), and at each size measu
 public API the rate of ``GET /api/leaderboards/<slug>/<date>/`` (the top), of the same with
 ``?player=<nickname>`` (a player far down the board), of a trivial JSON view (``GET
 /api/variants/``), and what finishing one more game costs (``POST /api/games/<id>/resign/`` of
-a fresh daily game on that deal). Targets: top at 100,000 ≥ 0.5× trivial; top at 100,000 ≥ 0.8×
-top at 1,000; finishing at 100,000 ≤ 2× finishing at 1,000.
+a fresh daily game on that deal, the median of ``--finishes``). Targets: top at 100,000 ≥ 0.5×
+trivial; top at 100,000 ≥ 0.8× top at 1,000; finishing at 100,000 ≤ 2× finishing at 1,000.
 """
 
 from __future__ import annotations
@@ -91,12 +91,13 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--duration", type=float, help="seconds per rate measurement (10)")
     parser.add_argument("--finishes", type=int, help="games finished per size (10)")
     parser.add_argument("--port", type=int, default=8332)
+    parser.add_argument("--conn-max-age", default="0", help="CONN_MAX_AGE of the service")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL"))
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL"))
     args = parser.parse_args()
     args.sizes = args.sizes or ([1000, 10_000] if args.quick else [1000, 10_000, 100_000])
     args.duration = args.duration or (3.0 if args.quick else 10.0)
-    args.finishes = args.finishes or (3 if args.quick else 10)
+    args.finishes = args.finishes or (3 if args.quick else 5)
     args.database_url = args.database_url or DEFAULT_DATABASE_URL
     args.redis_url = args.redis_url or DEFAULT_REDIS_URL
     return args
@@ -149,6 +150,7 @@ def main() -> int:
     raise_open_files()
     run = secrets.token_hex(2)
     env = service_env(args.database_url, args.redis_url, secrets.token_urlsafe(32))
+    env["CONN_MAX_AGE"] = str(args.conn_max_age)  # see load.py's --conn-max-age
     log(f"preparing {args.database_url}")
     prepare_database(env)
     server = Server("config.asgi:application", args.port, env, name="board-service")
