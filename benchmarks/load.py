@@ -450,6 +450,7 @@ def idle_phase(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     slug, date = deals[0]["variant"], deals[0]["date"]
     path = f"/ws/daily/{slug}/{date}/"
     samples = 200 if args.quick else 600
+    time.sleep(5)  # let the work queued by the previous phase drain before the baseline
     before = asyncio.run(request_latencies(server.base, REST_PATH, samples, 4, 60))
     log(f"idle: GET {REST_PATH} before: p99 {before['p99']:.1f} ms; opening {args.idle} sockets")
     phase = _clients.Phase(port=args.port, duration=5, origin=not args.no_origin)
