@@ -5,7 +5,7 @@ PYTHON_BOOT := $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint bench fuzz clean
+.PHONY: run test lint bench fuzz load board clean
 
 run: $(VENV)/.installed-run
 	$(BIN)/python manage.py migrate --noinput
@@ -59,6 +59,18 @@ fuzz: $(VENV)/.installed-dev
 	$(BIN)/schemathesis run $$base/api/schema/?format=json -w 1 \
 		--max-examples $(FUZZ_EXAMPLES) -H "Authorization: Token $$token" \
 		--checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance
+
+$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -e '.[bench]'
+	touch $@ $(VENV)/.installed-run
+
+# The load benchmark against PostgreSQL and Redis (BENCH_DATABASE_URL, BENCH_REDIS_URL);
+# LOAD_ARGS=--quick for a smoke run of seconds.
+load: $(VENV)/.installed-bench
+	$(BIN)/python benchmarks/load.py $(LOAD_ARGS)
+
+board: $(VENV)/.installed-bench
+	$(BIN)/python benchmarks/board.py $(BOARD_ARGS)
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .mypy_cache
