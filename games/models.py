@@ -269,17 +269,9 @@ class Result(models.Model):
 
     class Meta:
         ordering = ("assisted", "-foundation_cards", "moves", "duration_ms", "finished_at")
+        # The ranking order's index is leaderboards' (migration 0002 there): it orders game ids
+        # bytewise, as the Redis boards do.
         indexes = [
-            models.Index(
-                "deal",
-                "assisted",
-                models.F("foundation_cards").desc(),
-                "moves",
-                "duration_ms",
-                "finished_at",
-                "game",
-                name="result_rank_order",
-            ),
             models.Index(fields=("player", "deal"), name="result_player_deal"),
         ]
 
