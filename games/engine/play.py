@@ -6,6 +6,8 @@ illegal; legal-move generation and ``apply_move`` share it, so they cannot disag
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .building import Refusal, builds, foundation_refusal, sequence_length
 from .cards import RANK_OF, card_label, rank_label
 from .dealing import redeal
@@ -257,16 +259,13 @@ def _sources(variant: Variant) -> tuple[int, ...]:
     return tuple(p.index for p in variant.piles if p.kind in kinds)
 
 
-def legal_moves(state: State) -> list[AnyMove]:
-    """Return every legal move of ``state`` once, undo excepted (none when the game is won)."""
+def _transfers(state: State) -> Iterator[Move]:
+    """Yield every legal move of cards from one pile to another, in the order of legal_moves."""
     variant = state.variant
-    if state.won:
-        return []
     ids = variant.ids
     rules = variant.piles
     piles = state.piles
     targets = variant.foundations + variant.tableau
-    result: list[AnyMove] = []
     for src in _sources(variant):
         pile = piles[src]
         if pile.hidden >= len(pile.cards):
@@ -281,7 +280,14 @@ def legal_moves(state: State) -> list[AnyMove]:
             counts = range(1, longest + 1) if rules[dst].kind is Kind.TABLEAU else (1,)
             for count in counts:
                 if _transfer_refusal(state, src, dst, count) is None:
-                    result.append(Move(ids[src], ids[dst], count))
+                    yield Move(ids[src], ids[dst], count)
+
+
+def legal_moves(state: State) -> list[AnyMove]:
+    """Return every legal move of ``state`` once, undo excepted (none when the game is won)."""
+    if state.won:
+        return []
+    result: list[AnyMove] = list(_transfers(state))
     if deal_refusal(state) is None:
         result.append(Deal())
     if redeal_refusal(state) is None:
@@ -290,8 +296,13 @@ def legal_moves(state: State) -> list[AnyMove]:
 
 
 def is_stuck(state: State) -> bool:
-    """Return whether the game is not won and no move but undo is legal."""
-    return not state.won and not legal_moves(state)
+    """Return whether the game is not won and no move but undo is legal.
+
+    It stops at the first legal move it finds: the stock and the redeal first, the cheapest.
+    """
+    if state.won or deal_refusal(state) is None or redeal_refusal(state) is None:
+        return False
+    return next(_transfers(state), None) is None
 
 
 __all__ = [

@@ -133,3 +133,15 @@ def test_a_rendered_position_parses_back_to_itself(
 
     for state in states:
         assert parse(variant, render(state)) == state
+
+
+@PLAYOUTS
+@given(slug=slugs, seed=seeds, picks=choices)
+def test_stuck_means_no_legal_move_in_a_position_not_won(
+    slug: str, seed: bytes, picks: list[int]
+) -> None:
+    from games.engine import is_stuck
+
+    states, _ = playout(slug, seed, picks)
+    for state in states:
+        assert is_stuck(state) == (not state.won and not legal_moves(state))
