@@ -17,7 +17,7 @@ async def ws_connect():
     test database). Tests using it need ``@pytest.mark.django_db(transaction=True)``.
     """
     from channels.db import database_sync_to_async
-    from channels.layers import get_channel_layer
+    from channels.layers import channel_layers, get_channel_layer
     from channels.testing import WebsocketCommunicator
     from django.core.cache import cache
     from django.db import connections
@@ -49,6 +49,11 @@ async def ws_connect():
     layer = get_channel_layer()
     if hasattr(layer, "flush"):
         await layer.flush()
+    # A Redis layer keeps locks and connections bound to this test's event loop: the next test
+    # (a new loop) gets a new layer.
+    if hasattr(layer, "close_pools"):
+        await layer.close_pools()
+    channel_layers.backends.clear()
     await database_sync_to_async(connections.close_all)()
     await database_sync_to_async(close_thread_connections)()
 
