@@ -56,8 +56,8 @@ DEFAULT_SECONDS = 60.0
 IMove = tuple[int, int, int, int]
 DEAL = -1
 REDEAL = -2
-# Automatic foundation moves: provably safe ones only, or also those safe but for foundation
-# returns and pending redeals (used only to find wins).
+# Automatic foundation moves: provably safe ones only, or every foundation move a card has
+# (greedy, used only to find wins).
 SAFE = 1
 AGGRESSIVE = 2
 
@@ -158,7 +158,8 @@ class _Rules:
                 tuple(
                     c
                     for c in range(CARDS_PER_DECK)
-                    if RANK_OF[c] == rank and (rule.base_suit is None or SUIT_OF[c] == rule.base_suit)
+                    if RANK_OF[c] == rank
+                    and (rule.base_suit is None or SUIT_OF[c] == rule.base_suit)
                 )
             )
         # Foundations of the same rule form one class.
@@ -590,7 +591,7 @@ class _Position:
                     if c in (r.succ[f][fp[-1]] if n else r.base_cards[f]):
                         target = f
                         break
-                if target >= 0 and self._safe(c):
+                if target >= 0 and (mode == AGGRESSIVE or self._safe(c)):
                     records.append(self.transfer(s, target, 1))
                     moved = True
                     break
@@ -642,9 +643,8 @@ class _Search:
             if parent is not None and parent[1] == d and parent[2] == s and parent[3] == k:
                 continue  # undoes the parent move
             left = len(cards[s]) - k
-            if tableau_free and left == 0 and r.is_tableau[s] and r.is_tableau[d]:
-                if not cards[d]:
-                    continue  # a whole pile onto an empty one: the same position
+            if tableau_free and left == 0 and r.is_tableau[s] and r.is_tableau[d] and not cards[d]:
+                continue  # a whole pile onto an empty one: the same position
             if r.is_foundation[d]:
                 score = 0
             elif r.is_foundation[s]:
