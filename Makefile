@@ -5,7 +5,7 @@ PYTHON_BOOT := $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint bench clean
+.PHONY: run test lint bench solver-bench winrates clean
 
 run: $(VENV)/.installed-run
 	$(BIN)/python manage.py migrate --noinput
@@ -34,6 +34,14 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 
 bench: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/engine.py
+
+# The solver against its targets: decided shares and positions per second on bench-0 … bench-99.
+solver-bench: $(VENV)/.installed-run
+	$(BIN)/python benchmarks/solver.py --deals 100 --seconds 10
+
+# The win-rate study (long: one deal at a time on one core); rewrites docs/winrates.md.
+winrates: $(VENV)/.installed-run
+	$(BIN)/python benchmarks/winrates.py --deals 100 --seconds 5
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .mypy_cache
