@@ -5,7 +5,7 @@ PYTHON_BOOT := $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint bench fuzz load board clean
+.PHONY: run test lint bench fuzz load board solver-bench winrates clean
 
 run: $(VENV)/.installed-run
 	$(BIN)/python manage.py migrate --noinput
@@ -71,6 +71,14 @@ load: $(VENV)/.installed-bench
 
 board: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/board.py $(BOARD_ARGS)
+
+# The solver against its targets: decided shares and positions per second on bench-0 … bench-99.
+solver-bench: $(VENV)/.installed-run
+	$(BIN)/python benchmarks/solver.py --deals 100 --seconds 10
+
+# The win-rate study (long: one deal at a time on one core); rewrites docs/winrates.md.
+winrates: $(VENV)/.installed-run
+	$(BIN)/python benchmarks/winrates.py --deals 100 --seconds 5
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .mypy_cache

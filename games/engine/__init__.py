@@ -23,6 +23,7 @@ from .play import apply_move, is_stuck, legal_moves
 from .replay import Replay, ReplayError, replay, verify
 from .rules import RulesError, Variant, compile_rules
 from .seeds import commitment, daily_seed, parse_seed, practice_seed, shuffle
+from .solver import SolveResult, solve
 from .state import Pile, State
 from .text import parse, render
 
@@ -38,6 +39,7 @@ __all__ = [
     "Replay",
     "ReplayError",
     "RulesError",
+    "SolveResult",
     "State",
     "Undo",
     "Variant",
@@ -64,6 +66,7 @@ __all__ = [
     "replay",
     "shuffle",
     "shuffled_pack",
+    "solve",
     "state_from_json",
     "state_to_json",
     "verify",

@@ -1,4 +1,4 @@
-"""The engine's command line: ``deal`` and ``walk`` of engine.md, and helpers to look around."""
+"""The engine's command line: ``deal``, ``walk`` and ``solve`` of engine.md, ``perft``, helpers."""
 
 from __future__ import annotations
 
@@ -10,11 +10,14 @@ from typing import Any
 
 from .catalogue import builtin_variant, catalogue
 from .dealing import deal
-from .export import state_to_json
+from .export import state_from_json, state_to_json
 from .moves import IllegalMove, MalformedMove, parse_move
+from .perft import divide, perft
 from .play import apply_move, legal_moves
 from .rules import RulesError, Variant, compile_rules
 from .seeds import parse_seed, practice_seed
+from .solver import solve
+from .state import State
 from .text import render
 
 
@@ -74,6 +77,37 @@ def walk(variant: Variant, seed: bytes, moves: Any) -> list[dict[str, Any]]:
     return entries
 
 
+def _solve(variant: Variant, args: argparse.Namespace) -> dict[str, Any]:
+    """Return the ``solve`` object of engine.md for the deal or, with --from-state, stdin's."""
+    state: State
+    if args.from_state:
+        try:
+            state = state_from_json(variant, json.load(sys.stdin))
+        except ValueError as error:
+            raise UsageError(f"stdin is not a position: {error}") from None
+    else:
+        if args.seed is None and args.seed_text is None:
+            raise UsageError("give --seed-text, --seed or --from-state")
+        state = deal(variant, _seed(args))
+    result = solve(state, budget_nodes=args.budget_nodes, budget_seconds=args.budget_seconds)
+    return {
+        "result": result.outcome,
+        "moves": [move.to_json() for move in result.line or []],
+        "nodes": result.nodes,
+        "seconds": round(result.seconds, 3),
+    }
+
+
+def _perft(variant: Variant, args: argparse.Namespace) -> str:
+    state = deal(variant, _seed(args))
+    if not args.divide:
+        return str(perft(state, args.depth))
+    counts = divide(state, args.depth)
+    lines = [f"{json.dumps(move.to_json())} {count}" for move, count in counts]
+    total = sum(count for _, count in counts) if args.depth > 0 else 1
+    return "\n".join([*lines, f"total {total}"])
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status."""
     parser = argparse.ArgumentParser(prog="python -m games.engine", description=__doc__)
@@ -88,6 +122,23 @@ def main(argv: list[str] | None = None) -> int:
         seeds = command.add_mutually_exclusive_group(required=True)
         seeds.add_argument("--seed-text", help="practice seed text")
         seeds.add_argument("--seed", help="seed as 64 hex digits")
+    solver = commands.add_parser("solve", help="search the deal with full information")
+    solver.add_argument("variant", help="a variant slug, or a rules document .json file")
+    seeds = solver.add_mutually_exclusive_group()
+    seeds.add_argument("--seed-text", help="practice seed text")
+    seeds.add_argument("--seed", help="seed as 64 hex digits")
+    seeds.add_argument(
+        "--from-state", action="store_true", help="solve the deal-format position on stdin"
+    )
+    solver.add_argument("--budget-nodes", type=int, help="stop after expanding N positions")
+    solver.add_argument("--budget-seconds", type=float, help="stop after S seconds")
+    counter = commands.add_parser("perft", help="count the legal-move tree's leaves at a depth")
+    counter.add_argument("variant", help="a variant slug, or a rules document .json file")
+    seeds = counter.add_mutually_exclusive_group(required=True)
+    seeds.add_argument("--seed-text", help="practice seed text")
+    seeds.add_argument("--seed", help="seed as 64 hex digits")
+    counter.add_argument("--depth", type=int, required=True, help="plies to count")
+    counter.add_argument("--divide", action="store_true", help="print the count per first move")
     commands.add_parser("variants", help="list the shipped variants")
     try:
         args = parser.parse_args(argv)
@@ -99,6 +150,12 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{entry['slug']:<20} {entry['name']}")
             return 0
         variant = _variant(args.variant)
+        if args.command == "solve":
+            print(json.dumps(_solve(variant, args)))
+            return 0
+        if args.command == "perft":
+            print(_perft(variant, args))
+            return 0
         seed = _seed(args)
         if args.command == "deal":
             print(json.dumps(state_to_json(deal(variant, seed))))

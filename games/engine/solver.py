@@ -1,0 +1,847 @@
+"""A full-information solver for any rules document: ``solve(state)``.
+
+The search runs on its own compact, mutable copy of the position (lists of card codes per pile,
+changed in place and changed back), with its own move generation, checked against the engine's
+``legal_moves``/``apply_move`` by the tests. Techniques, after the generic patience solvers:
+
+- a transposition table on an exact canonical key: each pile's content is interned as a small
+  integer; piles the rules make interchangeable (tableau piles, reserves, foundations of the same
+  rule) are sorted before the integers are packed into one bytes key;
+- safe automatic foundation moves (dominance), played as part of the move before them and never
+  searched as a choice; only provably safe ones are used when a ``lost`` result is possible;
+- macro moves through the stock: with a stock dealing to a waste, the search never deals on its
+  own: it plays "deal k times, then play the waste's top card", for every k of one stock cycle;
+- move ordering (foundation moves, reveals and emptied piles first), and never undoing the
+  parent move;
+- a streamlined first pass with more aggressive automatic moves, which may only prove a win,
+  then the full search, whose exhaustion is a proof of loss.
+
+The line of a ``won`` result holds moves a player could send (no undo), and replays with the
+engine from the given position to a won one. Every call builds its own tables: there is no
+mutable global state, so calls may run in several threads at once.
+"""
+
+from __future__ import annotations
+
+import time
+from array import array
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from .building import builds
+from .cards import CARDS_PER_DECK, RANK_OF, SUIT_OF
+from .dealing import redeal as engine_redeal
+from .moves import AnyMove, Deal, Move, Redeal
+from .rules import (
+    ANY_RANK,
+    BASE_FROM_DEAL,
+    FOUNDATION_LIMIT,
+    NO_CARD,
+    Build,
+    Direction,
+    Kind,
+    Return,
+    SuitRule,
+    Variant,
+)
+from .state import Pile, State
+
+Outcome = Literal["won", "lost", "unknown"]
+DEFAULT_NODES = 1_000_000
+DEFAULT_SECONDS = 60.0
+
+# An internal move: (deals first, source, target, count). ``source`` DEAL or REDEAL marks those
+# moves; a transfer with ``deals`` > 0 is a stock macro: deal that many times, then transfer.
+IMove = tuple[int, int, int, int]
+DEAL = -1
+REDEAL = -2
+# Automatic foundation moves: provably safe ones only, or every foundation move a card has
+# (greedy, used only to find wins).
+SAFE = 1
+AGGRESSIVE = 2
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """What ``solve`` found.
+
+    ``outcome`` is ``"won"`` (``line`` is a complete winning line from the position),
+    ``"lost"`` (the whole reachable game was searched: no line wins) or ``"unknown"`` (a budget
+    ran out; ``line`` is None). ``nodes`` counts the positions expanded, ``seconds`` the wall
+    time spent.
+    """
+
+    outcome: Outcome
+    line: list[AnyMove] | None
+    nodes: int
+    seconds: float
+
+
+class _Budget(Exception):
+    """The node or time budget ran out."""
+
+
+def _successors(build: Build) -> tuple[tuple[int, ...], ...]:
+    """Return, for each card, the cards that may lie on it under ``build``."""
+    return tuple(
+        tuple(u for u in range(CARDS_PER_DECK) if builds(build, lower, u))
+        for lower in range(CARDS_PER_DECK)
+    )
+
+
+def _builds_table(build: Build) -> bytes:
+    return bytes(
+        1 if builds(build, lower, upper) else 0
+        for lower in range(CARDS_PER_DECK)
+        for upper in range(CARDS_PER_DECK)
+    )
+
+
+class _Rules:
+    """The rules of one variant laid out as lookup tables for the search (read-only)."""
+
+    def __init__(self, variant: Variant, base_rank: int | None) -> None:
+        self.variant = variant
+        piles = variant.piles
+        self.n = len(piles)
+        self.kind = tuple(p.kind for p in piles)
+        self.foundations = variant.foundations
+        self.tableau = variant.tableau
+        self.reserves = variant.reserves
+        self.stock = variant.stock_index
+        self.waste = variant.waste_index
+        self.is_foundation = tuple(p.kind is Kind.FOUNDATION for p in piles)
+        self.is_tableau = tuple(p.kind is Kind.TABLEAU for p in piles)
+        self.placed = tuple(p.placed for p in piles)
+        self.back = variant.foundation_return
+        self.total = variant.total_cards
+        self.decks = variant.decks
+        self.base_rank = base_rank
+        self.stock_rule = variant.stock
+        self.redeal_hook = variant.redeal_hook
+        builds_cache: dict[Build, tuple[tuple[int, ...], ...]] = {}
+
+        def succ(build: Build) -> tuple[tuple[int, ...], ...]:
+            if build not in builds_cache:
+                builds_cache[build] = _successors(build)
+            return builds_cache[build]
+
+        none: tuple[tuple[int, ...], ...] = ((),) * CARDS_PER_DECK
+        self.succ = tuple(succ(p.build) if p.build is not None else none for p in piles)
+        first = piles[variant.tableau[0]]
+        assert first.build is not None
+        self.tableau_build = first.build
+        self.tsucc = succ(first.build)
+        self.tbuilds = _builds_table(first.build)
+        self.sequences = tuple(p.sequences for p in piles)
+        self.refill = tuple(p.refill_from for p in piles)
+        # What an empty tableau pile takes: None for any card, else a tuple of cards.
+        empty = first.empty_rank
+        if empty == BASE_FROM_DEAL:
+            empty = base_rank or 0
+        self.empty_any = empty == ANY_RANK
+        self.empty_cards: tuple[int, ...] = (
+            ()
+            if empty in (ANY_RANK, NO_CARD)
+            else tuple(c for c in range(CARDS_PER_DECK) if RANK_OF[c] == empty)
+        )
+        # What an empty foundation takes.
+        self.base_cards: list[tuple[int, ...]] = []
+        for i in range(self.n):
+            rule = piles[i]
+            if rule.kind is not Kind.FOUNDATION:
+                self.base_cards.append(())
+                continue
+            rank = base_rank if rule.base_rank == BASE_FROM_DEAL else rule.base_rank
+            self.base_cards.append(
+                tuple(
+                    c
+                    for c in range(CARDS_PER_DECK)
+                    if RANK_OF[c] == rank
+                    and (rule.base_suit is None or SUIT_OF[c] == rule.base_suit)
+                )
+            )
+        # Foundations of the same rule form one class.
+        classes: dict[tuple[object, ...], int] = {}
+        self.fclass = [0] * self.n
+        for i in self.foundations:
+            rule = piles[i]
+            key = (rule.build, rule.base_rank, rule.base_suit, rule.placed)
+            self.fclass[i] = classes.setdefault(key, len(classes))
+        self.groups_by_class = tuple(
+            tuple(i for i in self.foundations if self.fclass[i] == k) for k in range(len(classes))
+        )
+        self.sources = tuple(
+            p.index
+            for p in piles
+            if p.kind in (Kind.TABLEAU, Kind.RESERVE, Kind.WASTE)
+            or (p.kind is Kind.FOUNDATION and self.back is not Return.NONE)
+        )
+        self.auto_sources = tuple(
+            p.index for p in piles if p.kind in (Kind.TABLEAU, Kind.RESERVE, Kind.WASTE)
+        )
+        stock = variant.stock
+        refills = {p.refill_from for p in piles if p.refill_from is not None}
+        self.macro = (
+            stock is not None
+            and stock.deal_to is Kind.WASTE
+            and not refills & {variant.stock_index, variant.waste_index}
+        )
+        self.tableau_dealt = stock is not None and stock.deal_to is Kind.TABLEAU
+        self.reserve_dealt = stock is not None and stock.deal_to is Kind.RESERVE
+        self.reserve_refill = len(self.reserves) > 1 and bool(refills & set(self.reserves))
+        self.sound_autos = self.back is Return.NONE
+
+
+class _Position:
+    """A mutable position with in-place moves and their exact reversal."""
+
+    def __init__(self, rules: _Rules, state: State) -> None:
+        self.r = rules
+        self.cards = [list(p.cards) for p in state.piles]
+        self.hidden = [p.hidden for p in state.piles]
+        self.redeals = -1 if state.redeals_left is None else state.redeals_left
+        self.onf = [0] * CARDS_PER_DECK
+        for i in rules.foundations:
+            for c in self.cards[i]:
+                self.onf[c] += 1
+        self.infound = sum(len(self.cards[i]) for i in rules.foundations)
+        self.intern: dict[tuple[tuple[int, ...], int], int] = {}
+        self.ids = [self._intern(i) for i in range(rules.n)]
+
+    # --- keys ----------------------------------------------------------------------------
+
+    def _intern(self, i: int) -> int:
+        content = (tuple(self.cards[i]), self.hidden[i])
+        intern = self.intern
+        found = intern.get(content)
+        if found is None:
+            found = intern[content] = len(intern)
+        return found
+
+    def key(self) -> bytes:
+        """Return the canonical key: equal for positions the rules cannot tell apart."""
+        r = self.r
+        ids = self.ids
+        settled = r.redeal_hook is None or self.redeals == 0
+        stock_empty = r.stock is None or not self.cards[r.stock]
+        out = [self.redeals + 1]
+        if settled:
+            for group in r.groups_by_class:
+                out.extend(sorted([ids[i] for i in group]))
+        else:
+            out.extend(ids[i] for i in r.foundations)
+        if settled and (not r.tableau_dealt or stock_empty):
+            out.extend(sorted([ids[i] for i in r.tableau]))
+        else:
+            out.extend(ids[i] for i in r.tableau)
+        if r.reserves:
+            if (not r.reserve_dealt or stock_empty) and not r.reserve_refill:
+                out.extend(sorted([ids[i] for i in r.reserves]))
+            else:
+                out.extend(ids[i] for i in r.reserves)
+        if r.stock is not None:
+            out.append(ids[r.stock])
+        if r.waste is not None:
+            out.append(ids[r.waste])
+        return array("I", out).tobytes()
+
+    @property
+    def won(self) -> bool:
+        return self.infound == self.r.total
+
+    # --- move generation -----------------------------------------------------------------
+
+    def _accepting(self) -> tuple[dict[int, list[int]], list[int]]:
+        """Return the piles taking each card now, and the empty tableau piles taking any card."""
+        r = self.r
+        cards = self.cards
+        acc: dict[int, list[int]] = {}
+        for f in r.foundations:
+            pile = cards[f]
+            n = len(pile)
+            if n >= FOUNDATION_LIMIT:
+                continue
+            for c in r.succ[f][pile[-1]] if n else r.base_cards[f]:
+                acc.setdefault(c, []).append(f)
+        any_empty: list[int] = []
+        for t in r.tableau:
+            pile = cards[t]
+            if pile:
+                for c in r.tsucc[pile[-1]]:
+                    acc.setdefault(c, []).append(t)
+                continue
+            refill = r.refill[t]
+            if refill is not None and cards[refill]:
+                continue
+            if r.empty_any:
+                any_empty.append(t)
+            else:
+                for c in r.empty_cards:
+                    acc.setdefault(c, []).append(t)
+        return acc, any_empty
+
+    def sequence_length(self, s: int) -> int:
+        pile = self.cards[s]
+        hidden = self.hidden[s]
+        table = self.r.tbuilds
+        length = 1 if pile and hidden < len(pile) else 0
+        i = len(pile) - 1
+        while i > hidden and table[pile[i - 1] * CARDS_PER_DECK + pile[i]]:
+            length += 1
+            i -= 1
+        return length
+
+    def transfers(
+        self, acc: dict[int, list[int]], any_empty: list[int], sources: tuple[int, ...]
+    ) -> list[IMove]:
+        """Return every legal transfer from ``sources``."""
+        r = self.r
+        cards = self.cards
+        hidden = self.hidden
+        out: list[IMove] = []
+        is_found = r.is_foundation
+        is_tab = r.is_tableau
+        for s in sources:
+            pile = cards[s]
+            if hidden[s] >= len(pile):
+                continue
+            c = pile[-1]
+            if is_found[s]:
+                if r.placed[s] and len(pile) == 1:
+                    continue
+                only_tableau = r.back is Return.TABLEAU
+                for d in acc.get(c, ()):
+                    if d != s and (is_tab[d] or not only_tableau):
+                        out.append((0, s, d, 1))
+            else:
+                for d in acc.get(c, ()):
+                    if d != s:
+                        out.append((0, s, d, 1))
+            for d in any_empty:
+                out.append((0, s, d, 1))
+            if r.sequences[s]:
+                for k in range(2, self.sequence_length(s) + 1):
+                    for d in acc.get(pile[-k], ()):
+                        if d != s and is_tab[d]:
+                            out.append((0, s, d, k))
+                    for d in any_empty:
+                        if d != s:
+                            out.append((0, s, d, k))
+        return out
+
+    def can_deal(self) -> bool:
+        r = self.r
+        if r.stock is None or r.stock_rule is None:
+            return False
+        if self.cards[r.stock]:
+            return True
+        if r.stock_rule.deal_to is not Kind.WASTE:
+            return False
+        assert r.waste is not None
+        return bool(self.cards[r.waste]) and self.redeals != 0
+
+    def can_redeal(self) -> bool:
+        return self.r.redeal_hook is not None and self.redeals != 0
+
+    def legal(self) -> list[IMove]:
+        """Return every legal move, as the engine's ``legal_moves`` lists them (for checks)."""
+        if self.won:
+            return []
+        acc, any_empty = self._accepting()
+        out = self.transfers(acc, any_empty, self.r.sources)
+        if self.can_deal():
+            out.append((0, DEAL, 0, 0))
+        if self.can_redeal():
+            out.append((0, REDEAL, 0, 0))
+        return out
+
+    # --- moves and their reversal ---------------------------------------------------------
+
+    def transfer(self, s: int, d: int, k: int) -> tuple[int, int, int, int, int, int]:
+        """Move the top ``k`` cards of ``s`` onto ``d``; return what ``untransfer`` needs."""
+        r = self.r
+        cards = self.cards
+        hidden = self.hidden
+        src = cards[s]
+        moved = src[-k:]
+        del src[-k:]
+        cards[d].extend(moved)
+        old_hs = hidden[s]
+        if hidden[s] > len(src):
+            hidden[s] = len(src)
+        if src and hidden[s] >= len(src):
+            hidden[s] = len(src) - 1
+        refilled = -1
+        old_hr = 0
+        refill = r.refill[s]
+        if refill is not None and not src and cards[refill]:
+            feeder = cards[refill]
+            src.append(feeder.pop())
+            hidden[s] = 0
+            old_hr = hidden[refill]
+            if hidden[refill] > len(feeder):
+                hidden[refill] = len(feeder)
+            if feeder and hidden[refill] >= len(feeder):
+                hidden[refill] = len(feeder) - 1
+            refilled = refill
+            self.ids[refill] = self._intern(refill)
+        if r.is_foundation[d]:
+            self.infound += k
+            for c in moved:
+                self.onf[c] += 1
+        if r.is_foundation[s]:
+            self.infound -= k
+            for c in moved:
+                self.onf[c] -= 1
+        self.ids[s] = self._intern(s)
+        self.ids[d] = self._intern(d)
+        return (s, d, k, old_hs, refilled, old_hr)
+
+    def untransfer(self, record: tuple[int, int, int, int, int, int]) -> None:
+        s, d, k, old_hs, refilled, old_hr = record
+        r = self.r
+        cards = self.cards
+        if refilled >= 0:
+            cards[refilled].append(cards[s].pop())
+            self.hidden[refilled] = old_hr
+            self.ids[refilled] = self._intern(refilled)
+        dst = cards[d]
+        moved = dst[-k:]
+        del dst[-k:]
+        cards[s].extend(moved)
+        self.hidden[s] = old_hs
+        if r.is_foundation[d]:
+            self.infound -= k
+            for c in moved:
+                self.onf[c] -= 1
+        if r.is_foundation[s]:
+            self.infound += k
+            for c in moved:
+                self.onf[c] += 1
+        self.ids[s] = self._intern(s)
+        self.ids[d] = self._intern(d)
+
+    def deal(self) -> object:
+        """Deal from the stock (or turn the waste over); return what ``undeal`` needs."""
+        r = self.r
+        assert r.stock is not None and r.stock_rule is not None
+        cards = self.cards
+        stock = cards[r.stock]
+        if r.stock_rule.deal_to is Kind.WASTE:
+            assert r.waste is not None
+            waste = cards[r.waste]
+            if stock:
+                n = min(r.stock_rule.cards, len(stock))
+                for _ in range(n):
+                    waste.append(stock.pop())
+                self.hidden[r.stock] = len(stock)
+                record: object = n
+            else:
+                waste.reverse()
+                stock.extend(waste)
+                waste.clear()
+                self.hidden[r.stock] = len(stock)
+                if self.redeals > 0:
+                    self.redeals -= 1
+                record = 0
+            self.ids[r.stock] = self._intern(r.stock)
+            self.ids[r.waste] = self._intern(r.waste)
+            return record
+        targets = r.tableau if r.stock_rule.deal_to is Kind.TABLEAU else r.reserves
+        given = []
+        for i in targets:
+            if not stock:
+                break
+            cards[i].append(stock.pop())
+            given.append(i)
+            self.ids[i] = self._intern(i)
+        self.hidden[r.stock] = len(stock)
+        self.ids[r.stock] = self._intern(r.stock)
+        return given
+
+    def undeal(self, record: object) -> None:
+        r = self.r
+        assert r.stock is not None
+        cards = self.cards
+        stock = cards[r.stock]
+        if isinstance(record, int):
+            assert r.waste is not None
+            waste = cards[r.waste]
+            if record:
+                for _ in range(record):
+                    stock.append(waste.pop())
+            else:
+                waste.extend(reversed(stock))
+                stock.clear()
+                if self.redeals >= 0:
+                    self.redeals += 1
+            self.hidden[r.stock] = len(stock)
+            self.ids[r.stock] = self._intern(r.stock)
+            self.ids[r.waste] = self._intern(r.waste)
+            return
+        assert isinstance(record, list)
+        for i in reversed(record):
+            stock.append(cards[i].pop())
+            self.ids[i] = self._intern(i)
+        self.hidden[r.stock] = len(stock)
+        self.ids[r.stock] = self._intern(r.stock)
+
+    def to_state(self) -> State:
+        r = self.r
+        piles = tuple(Pile(tuple(c), h) for c, h in zip(self.cards, self.hidden, strict=True))
+        redeals = None if self.redeals < 0 else self.redeals
+        return State(r.variant, piles, redeals, r.base_rank)
+
+    def _load(self, piles: tuple[Pile, ...], redeals: int) -> None:
+        for i, pile in enumerate(piles):
+            self.cards[i] = list(pile.cards)
+            self.hidden[i] = pile.hidden
+            self.ids[i] = self._intern(i)
+        self.redeals = redeals
+        self.onf = [0] * CARDS_PER_DECK
+        for i in self.r.foundations:
+            for c in self.cards[i]:
+                self.onf[c] += 1
+        self.infound = sum(len(self.cards[i]) for i in self.r.foundations)
+
+    def redeal(self) -> object:
+        """Apply the variant's redeal hook (through the engine); return the previous piles."""
+        before = self.to_state()
+        redeals = self.redeals
+        after = engine_redeal(before)
+        self._load(after.piles, -1 if after.redeals_left is None else after.redeals_left)
+        return (before.piles, redeals)
+
+    def unredeal(self, record: object) -> None:
+        assert isinstance(record, tuple)
+        piles, redeals = record
+        self._load(piles, redeals)
+
+    # --- automatic foundation moves -------------------------------------------------------
+
+    def _future_accepts(self, f: int, c: int) -> bool:
+        """Return whether foundation ``f`` may ever take a card identical to ``c``."""
+        r = self.r
+        rule = r.variant.piles[f]
+        pile = self.cards[f]
+        n = len(pile)
+        if n >= FOUNDATION_LIMIT:
+            return False
+        if rule.base_suit is not None and SUIT_OF[c] != rule.base_suit:
+            return False
+        build = rule.build
+        assert build is not None
+        if build.direction is Direction.EITHER:
+            return True
+        step = 1 if build.direction is Direction.UP else -1
+        rank = RANK_OF[c]
+        if n == 0:
+            base = r.base_rank if rule.base_rank == BASE_FROM_DEAL else rule.base_rank
+            if base is None:
+                return True
+            distance = (rank - base) * step
+            return build.wrap or distance >= 0
+        top = pile[-1]
+        if build.suit is SuitRule.SAME and SUIT_OF[top] != SUIT_OF[c]:
+            return False
+        distance = (rank - RANK_OF[top]) * step
+        if build.wrap:
+            distance %= 13
+        return 1 <= distance <= FOUNDATION_LIMIT - n
+
+    def _safe(self, c: int) -> bool:
+        """Return whether playing ``c`` to a foundation now can never lose a win."""
+        onf = self.onf
+        decks = self.r.decks
+        for x in self.r.tsucc[c]:
+            if onf[x] < decks:
+                return False
+        classes = {self.r.fclass[f] for f in self.r.foundations if self._future_accepts(f, c)}
+        return len(classes) <= 1
+
+    def autos(self, records: list[tuple[int, int, int, int, int, int]], mode: int) -> None:
+        """Play safe foundation moves until none is left, appending their records.
+
+        With ``mode`` SAFE, play them only where they are proved safe: no card ever comes back
+        from a foundation, and no redeal hook will gather the tableau again.
+        """
+        r = self.r
+        if mode == SAFE and (
+            r.back is not Return.NONE or (r.redeal_hook is not None and self.redeals != 0)
+        ):
+            return
+        cards = self.cards
+        hidden = self.hidden
+        moved = True
+        while moved and not self.won:
+            moved = False
+            for s in r.auto_sources:
+                pile = cards[s]
+                if not pile or hidden[s] >= len(pile):
+                    continue
+                c = pile[-1]
+                target = -1
+                for f in r.foundations:
+                    fp = cards[f]
+                    n = len(fp)
+                    if n >= FOUNDATION_LIMIT:
+                        continue
+                    if c in (r.succ[f][fp[-1]] if n else r.base_cards[f]):
+                        target = f
+                        break
+                if target >= 0 and (mode == AGGRESSIVE or self._safe(c)):
+                    records.append(self.transfer(s, target, 1))
+                    moved = True
+                    break
+
+
+# --- the search -----------------------------------------------------------------------------
+
+
+class _Search:
+    """One depth-first pass with a transposition table over a ``_Position``."""
+
+    def __init__(
+        self,
+        pos: _Position,
+        *,
+        autos: int,
+        nodes_left: int,
+        deadline: float,
+        clock: Callable[[], float],
+    ) -> None:
+        self.pos = pos
+        self.use_autos = autos
+        self.nodes = 0
+        self.nodes_left = nodes_left
+        self.deadline = deadline
+        self.clock = clock
+        self.seen: set[bytes] = set()
+
+    def children(self, parent: IMove | None) -> list[IMove]:
+        pos = self.pos
+        r = pos.r
+        acc, any_empty = pos._accepting()
+        moves = pos.transfers(acc, any_empty, r.sources)
+        if r.macro:
+            moves.extend(self._macros(acc, any_empty))
+        elif pos.can_deal():
+            moves.append((0, DEAL, 0, 0))
+        if pos.can_redeal():
+            moves.append((0, REDEAL, 0, 0))
+        cards = pos.cards
+        hidden = pos.hidden
+        tableau_free = r.redeal_hook is None and not r.tableau_dealt
+        scored: list[tuple[int, IMove]] = []
+        for move in moves:
+            j, s, d, k = move
+            if s < 0:
+                scored.append((9, move))
+                continue
+            if parent is not None and parent[1] == d and parent[2] == s and parent[3] == k:
+                continue  # undoes the parent move
+            left = len(cards[s]) - k
+            if tableau_free and left == 0 and r.is_tableau[s] and r.is_tableau[d] and not cards[d]:
+                continue  # a whole pile onto an empty one: the same position
+            if r.is_foundation[d]:
+                score = 0
+            elif r.is_foundation[s]:
+                score = 7
+            elif left > 0 and hidden[s] >= left:
+                score = 1
+            elif left == 0 and r.is_tableau[s]:
+                score = 2
+            elif not r.is_tableau[s]:
+                score = 3
+            elif cards[d]:
+                score = 4
+            else:
+                score = 6
+            scored.append((score * 64 + min(j, 63), move))
+        scored.sort(key=lambda item: item[0])
+        # The stack pops from the end: the best move last.
+        return [move for _, move in reversed(scored)]
+
+    def _macros(self, acc: dict[int, list[int]], any_empty: list[int]) -> list[IMove]:
+        """Return "deal j times, then play the waste's top" for every j of one stock cycle."""
+        pos = self.pos
+        r = pos.r
+        assert r.waste is not None
+        records: list[object] = []
+        out: list[IMove] = []
+        w = r.waste
+        recycles = 0
+        while pos.can_deal():
+            record = pos.deal()
+            records.append(record)
+            if record == 0:
+                recycles += 1
+                if recycles == 2:
+                    break
+            waste = pos.cards[w]
+            if waste:
+                j = len(records)
+                for d in acc.get(waste[-1], ()):
+                    out.append((j, w, d, 1))
+                for d in any_empty:
+                    out.append((j, w, d, 1))
+        for record in reversed(records):
+            pos.undeal(record)
+        return out
+
+    def apply(self, move: IMove) -> list[tuple[str, object]]:
+        """Play ``move`` and the automatic moves after it; return the undo log."""
+        pos = self.pos
+        j, s, d, k = move
+        log: list[tuple[str, object]] = []
+        if s == DEAL:
+            log.append(("d", pos.deal()))
+        elif s == REDEAL:
+            log.append(("r", pos.redeal()))
+        else:
+            for _ in range(j):
+                log.append(("d", pos.deal()))
+            log.append(("t", pos.transfer(s, d, k)))
+        if self.use_autos:
+            autos: list[tuple[int, int, int, int, int, int]] = []
+            pos.autos(autos, self.use_autos)
+            log.extend(("t", record) for record in autos)
+        return log
+
+    def undo(self, log: list[tuple[str, object]]) -> None:
+        pos = self.pos
+        for kind, record in reversed(log):
+            if kind == "t":
+                assert isinstance(record, tuple)
+                pos.untransfer(record)
+            elif kind == "d":
+                pos.undeal(record)
+            else:
+                pos.unredeal(record)
+
+    def run(self) -> tuple[Outcome, list[list[tuple[str, object]]] | None]:
+        """Search from the position; return the outcome and, if won, the logs of the line."""
+        pos = self.pos
+        root_log: list[tuple[str, object]] = []
+        if self.use_autos:
+            autos: list[tuple[int, int, int, int, int, int]] = []
+            pos.autos(autos, self.use_autos)
+            root_log.extend(("t", record) for record in autos)
+        if pos.won:
+            return "won", [root_log]
+        self.seen.add(pos.key())
+        self.nodes += 1
+        logs: list[list[tuple[str, object]]] = [root_log]
+        stack: list[tuple[IMove | None, list[IMove]]] = [(None, self.children(None))]
+        seen = self.seen
+        check = 0
+        while stack:
+            _, todo = stack[-1]
+            if not todo:
+                stack.pop()
+                self.undo(logs.pop())
+                continue
+            move = todo.pop()
+            log = self.apply(move)
+            key = pos.key()
+            if key in seen:
+                self.undo(log)
+                continue
+            seen.add(key)
+            logs.append(log)
+            if pos.won:
+                return "won", logs
+            self.nodes += 1
+            if self.nodes >= self.nodes_left:
+                raise _Budget
+            check += 1
+            if check >= 256:
+                check = 0
+                if self.clock() >= self.deadline:
+                    raise _Budget
+            # A plain transfer that revealed nothing may be undone at once only to come back:
+            # skip that child.
+            parent = None
+            if len(log) == 1 and log[0][0] == "t":
+                record = log[0][1]
+                assert isinstance(record, tuple)
+                if record[4] < 0 and record[3] == pos.hidden[record[0]]:
+                    parent = move
+            stack.append((parent, self.children(parent)))
+        return "lost", None
+
+
+def _line(rules: _Rules, logs: list[list[tuple[str, object]]]) -> list[AnyMove]:
+    ids = rules.variant.ids
+    line: list[AnyMove] = []
+    for log in logs:
+        for kind, record in log:
+            if kind == "d":
+                line.append(Deal())
+            elif kind == "r":
+                line.append(Redeal())
+            else:
+                assert isinstance(record, tuple)
+                s, d, k = record[0], record[1], record[2]
+                line.append(Move(ids[s], ids[d], k))
+    return line
+
+
+def solve(
+    state: State,
+    *,
+    budget_nodes: int | None = None,
+    budget_seconds: float | None = None,
+) -> SolveResult:
+    """Search ``state`` with full information and return a ``SolveResult``.
+
+    Solve a deal with ``solve(deal(variant, seed))``. ``budget_nodes`` bounds the positions
+    expanded, ``budget_seconds`` the wall time; give either or both. Without either, the search
+    stops at 1,000,000 nodes or 60 s. When a budget runs out, the outcome is ``"unknown"``.
+    """
+    clock = time.perf_counter
+    start = clock()
+    if budget_nodes is None and budget_seconds is None:
+        budget_nodes, budget_seconds = DEFAULT_NODES, DEFAULT_SECONDS
+    nodes_limit = budget_nodes if budget_nodes is not None else 1 << 62
+    deadline = start + budget_seconds if budget_seconds is not None else float("inf")
+    if state.won:
+        return SolveResult("won", [], 0, clock() - start)
+    rules = _Rules(state.variant, state.base_rank)
+    # The streamlined pass plays automatic moves that are only likely safe: it may prove a
+    # win, never a loss. It is needed only where such moves differ from the provably safe ones.
+    passes = [SAFE]
+    if rules.back is not Return.NONE or rules.redeal_hook is not None:
+        passes = [AGGRESSIVE, SAFE]
+    nodes = 0
+    for index, autos in enumerate(passes):
+        last = index == len(passes) - 1
+        share = nodes_limit - nodes
+        pass_deadline = deadline
+        if not last:
+            share = max(1, share // 2)
+            pass_deadline = start + (deadline - start) / 2
+        search = _Search(
+            _Position(rules, state),
+            autos=autos,
+            nodes_left=share,
+            deadline=pass_deadline,
+            clock=clock,
+        )
+        try:
+            outcome, logs = search.run()
+        except _Budget:
+            nodes += search.nodes
+            continue
+        nodes += search.nodes
+        if outcome == "won":
+            assert logs is not None
+            return SolveResult("won", _line(rules, logs), nodes, clock() - start)
+        if autos == SAFE:
+            return SolveResult("lost", None, nodes, clock() - start)
+    return SolveResult("unknown", None, nodes, clock() - start)
+
+
+__all__ = ["SolveResult", "solve"]

@@ -1,0 +1,261 @@
+"""The solver: wins found and replayed, losses proved, safe automatic moves, and its moves."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from games.engine import (
+    AnyMove,
+    Deal,
+    Move,
+    Redeal,
+    State,
+    apply_move,
+    builtin_variant,
+    deal,
+    launch_slugs,
+    legal_moves,
+    practice_seed,
+    solve,
+    state_to_json,
+)
+from games.engine.solver import DEAL, REDEAL, IMove, _Position, _Rules
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+CASTILE_FOUNDATIONS = """
+    foundation-0  AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC
+    foundation-1  AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD
+    foundation-2  AH 2H 3H 4H 5H 6H 7H 8H 9H TH
+    foundation-3  AS 2S 3S 4S 5S 6S 7S 8S 9S TS JS QS KS
+"""
+
+
+def replays_to_a_win(state: State, line: list[AnyMove]) -> bool:
+    for move in line:
+        state = apply_move(state, move)
+    return state.won
+
+
+def exhaustively_lost(state: State) -> bool:
+    """Return whether no line of the engine's legal moves wins (a plain search, for checks)."""
+    seen = {state.piles}
+    todo = [state]
+    while todo:
+        position = todo.pop()
+        if position.won:
+            return False
+        for move in legal_moves(position):
+            after = apply_move(position, move)
+            if after.piles not in seen:
+                seen.add(after.piles)
+                todo.append(after)
+    return True
+
+
+def test_a_forced_win_is_found_and_its_line_replays_to_a_won_position(table) -> None:
+    # given: the Queen of Hearts covers the Jack the foundation needs; only a King takes it
+    castile = table("castile")
+    state = castile.position(
+        CASTILE_FOUNDATIONS
+        + """
+        tableau-0  JH QH
+        tableau-1  KC
+        tableau-2  KH
+        """
+    )
+
+    # when
+    result = solve(state)
+
+    # then
+    assert result.outcome == "won"
+    assert result.line is not None
+    assert replays_to_a_win(state, result.line)
+    assert any(isinstance(m, Move) and m.target.startswith("tableau-") for m in result.line)
+
+
+CANFIELD_FOUNDATIONS = """
+    foundation-0  AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC KC
+    foundation-1  AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD
+    foundation-2  AH 2H 3H 4H 5H 6H 7H 8H 9H TH
+    foundation-3  AS 2S 3S 4S 5S 6S 7S 8S
+"""
+
+
+def test_a_lost_position_is_proved_lost(table) -> None:
+    # given: the Queen of Spades covers the Nine, and no red King is free to take her
+    canfield = table("canfield")
+    state = canfield.position(
+        CANFIELD_FOUNDATIONS.replace("9H TH", "9H TH JH")
+        + """
+        tableau-0     JS
+        tableau-1     9S TS QS
+        tableau-2     QH KS
+        tableau-3     KH
+        """
+    )
+
+    # when
+    result = solve(state)
+
+    # then
+    assert exhaustively_lost(state)
+    assert result.outcome == "lost"
+    assert result.line is None
+
+
+def test_a_foundation_move_a_card_is_needed_for_is_not_forced(table) -> None:
+    # given: the Jack of Hearts may go up, but the Queen of Spades needs it to move on
+    canfield = table("canfield")
+    state = canfield.position(
+        CANFIELD_FOUNDATIONS
+        + """
+        tableau-0     JS
+        tableau-1     9S TS QS JH
+        tableau-2     QH KS
+        tableau-3     KH
+        """
+    )
+    forced = apply_move(state, Move("tableau-1", "foundation-2"))
+
+    # when
+    result = solve(state)
+
+    # then: forcing the Jack up would lose; the solver wins
+    assert exhaustively_lost(forced)
+    assert result.outcome == "won"
+    assert result.line is not None
+    assert result.line[0] != Move("tableau-1", "foundation-2")
+    assert replays_to_a_win(state, result.line)
+
+
+@pytest.mark.parametrize("slug", ["quadruple-canfield", "capricieuse"])
+def test_won_lines_of_deals_replay_to_won_positions(slug: str) -> None:
+    for text in ("bench-0", "bench-3"):
+        state = deal(builtin_variant(slug), practice_seed(text))
+
+        result = solve(state, budget_nodes=20_000)
+
+        assert result.outcome == "won"
+        assert result.line is not None
+        assert replays_to_a_win(state, result.line)
+        assert result.nodes > 0
+
+
+def test_a_budget_that_runs_out_gives_unknown() -> None:
+    state = deal(builtin_variant("box-kite"), practice_seed("bench-0"))
+
+    result = solve(state, budget_nodes=50)
+
+    assert result.outcome == "unknown"
+    assert result.line is None
+    assert result.nodes <= 50
+
+
+def _engine_move(state: State, move: IMove) -> AnyMove:
+    _, source, target, count = move
+    if source == DEAL:
+        return Deal()
+    if source == REDEAL:
+        return Redeal()
+    ids = state.variant.ids
+    return Move(ids[source], ids[target], count)
+
+
+@pytest.mark.parametrize("slug", launch_slugs())
+def test_the_solvers_moves_agree_with_the_engine_on_random_positions(slug: str) -> None:
+    rng = random.Random(slug)
+    variant = builtin_variant(slug)
+    for game in range(6):
+        state = deal(variant, practice_seed(f"agree-{game}"))
+        for _ in range(60):
+            position = _Position(_Rules(variant, state.base_rank), state)
+            moves = position.legal()
+            engine = legal_moves(state)
+            assert sorted(map(repr, (_engine_move(state, m) for m in moves))) == sorted(
+                map(repr, engine)
+            )
+            if not moves:
+                break
+            chosen = rng.choice(moves)
+            _, source, target, count = chosen
+            if source == DEAL:
+                record: object = position.deal()
+            elif source == REDEAL:
+                record = position.redeal()
+            else:
+                record = position.transfer(source, target, count)
+            after = apply_move(state, _engine_move(state, chosen))
+            assert position.to_state() == after
+            # and the move is taken back exactly
+            if source == DEAL:
+                position.undeal(record)
+            elif source == REDEAL:
+                position.unredeal(record)
+            else:
+                assert isinstance(record, tuple)
+                position.untransfer(record)
+            assert position.to_state() == state
+            state = after
+
+
+def engine(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "games.engine", *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_the_solve_command_prints_engine_mds_object_with_a_line_walk_replays() -> None:
+    result = engine("solve", "quadruple-canfield", "--seed-text", "bench-0")
+
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert set(answer) == {"result", "moves", "nodes", "seconds"}
+    assert answer["result"] == "won"
+    walked = engine(
+        "walk", "quadruple-canfield", "--seed-text", "bench-0", stdin=json.dumps(answer["moves"])
+    )
+    assert json.loads(walked.stdout)[-1]["won"] is True
+
+
+def test_the_solve_command_reads_a_position_with_from_state() -> None:
+    state = deal(builtin_variant("castile"), practice_seed("bench-3"))
+
+    result = engine("solve", "castile", "--from-state", stdin=json.dumps(state_to_json(state)))
+
+    assert result.returncode == 0, result.stderr
+    answer = json.loads(result.stdout)
+    assert answer["result"] == "lost"
+    assert answer["moves"] == []
+    assert isinstance(answer["nodes"], int)
+    assert isinstance(answer["seconds"], float)
+
+
+def test_the_solve_command_says_unknown_when_its_budget_runs_out() -> None:
+    result = engine("solve", "box-kite", "--seed-text", "bench-0", "--budget-nodes", "10")
+
+    assert json.loads(result.stdout) == {
+        "result": "unknown",
+        "moves": [],
+        "nodes": json.loads(result.stdout)["nodes"],
+        "seconds": json.loads(result.stdout)["seconds"],
+    }
+
+
+def test_the_solve_command_refuses_an_unknown_variant() -> None:
+    result = engine("solve", "no-such-game", "--seed-text", "x")
+
+    assert result.returncode == 2
+    assert "unknown variant" in result.stderr
