@@ -164,9 +164,16 @@ THROTTLE_RATES = {
     "moves_ip": "1200/min",
     "games_player": "30/min",
     "games_ip": "60/min",
+    "hints_player": "20/min",
     "auth_ip": "120/min",
     "auth_ip_hour": "1000/hour",
 }
+
+# The solver (games/engine/solver.py) on the server: certifying daily deals ahead of time
+# (preparedeals) and hints. Each budget is wall time per search.
+DEAL_ATTEMPTS = config_env.env_int(ENV, "DEAL_ATTEMPTS", 5)
+DEAL_CERTIFY_SECONDS = float(ENV.get("DEAL_CERTIFY_SECONDS", "10"))
+HINT_SECONDS = float(ENV.get("HINT_SECONDS", "1"))
 
 REST_FRAMEWORK = {
     # Token first: DRF's 401 needs the first class to name a WWW-Authenticate scheme.

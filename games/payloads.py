@@ -57,6 +57,13 @@ def deal_payload(deal: Deal, *, players: int, finished: int) -> dict[str, Any]:
     }
 
 
+def next_deal_payload(deal: Deal | None) -> dict[str, Any] | None:
+    """Return the next day's deal as published a day ahead: its date and commitment only."""
+    if deal is None:
+        return None
+    return {"date": deal.date.isoformat(), "commitment": deal.commitment}
+
+
 def game_view(game: Game) -> dict[str, Any]:
     """Return the player's view of the game's position: the one a move just made, or the
     stored one (hidden cards as None)."""

@@ -23,6 +23,7 @@ urlpatterns = [
     re_path(GAME + r"moves/$", views.GameMoveView.as_view(), name="api-game-moves"),
     re_path(GAME + r"resign/$", views.GameResignView.as_view(), name="api-game-resign"),
     re_path(GAME + r"replay/$", views.GameReplayView.as_view(), name="api-game-replay"),
+    re_path(GAME + r"hint/$", views.GameHintView.as_view(), name="api-game-hint"),
     path("", include("leaderboards.urls")),
     re_path(r"", views.NotFoundView.as_view(), name="api-not-found"),
 ]

@@ -172,7 +172,11 @@ class NextDealBody(serializers.Serializer):
 
 
 class DailyBody(DealBody):
-    next = NextDealBody(help_text="Tomorrow's deal: its commitment is published a day ahead.")
+    next = NextDealBody(
+        allow_null=True,
+        help_text="Tomorrow's deal: its commitment is published a day ahead, once "
+        "preparedeals has made (and certified) it.",
+    )
 
 
 class PileBody(serializers.Serializer):

@@ -103,6 +103,11 @@ class AuthPerIpHourly(IpThrottle):
     scope = "auth_ip_hour"
 
 
+class HintsPerPlayer(PlayerThrottle):
+    scope = "hints_player"
+
+
 MOVES = [MovesPerPlayer, MovesPerIp]
+HINTS = [HintsPerPlayer]
 GAMES = [GamesPerPlayer, GamesPerIp]
 AUTH = [AuthPerIp, AuthPerIpHourly]

@@ -206,7 +206,7 @@ class VariantDetailView(ApiView):
 class DailyListView(ApiView):
     @extend_schema(
         tags=["daily"],
-        summary="Today's deal of every daily variant, with tomorrow's commitment",
+        summary="Today's deal of every daily variant, with tomorrow's commitment once it is made",
         responses=docs.responses({200: docs.DailyBody(many=True)}),
     )
     def get(self, request: Request) -> Response:
@@ -214,7 +214,7 @@ class DailyListView(ApiView):
             [
                 {
                     **selectors.daily_entry(today),
-                    "next": {"date": tomorrow.date.isoformat(), "commitment": tomorrow.commitment},
+                    "next": payloads.next_deal_payload(tomorrow),
                 }
                 for today, tomorrow in services.daily_deals()
             ]
@@ -330,6 +330,38 @@ class GameResignView(ApiView):
     def post(self, request: Request, game_id: str) -> Response:
         game = services.game_resign(game_id=game_id, player=request.user)  # type: ignore[arg-type]
         return Response(payloads.game_payload(game))
+
+
+class GameHintView(ApiView):
+    permission_classes = [IsAuthenticated]
+    throttle_classes = throttles.HINTS
+
+    @extend_schema(
+        tags=["games"],
+        summary="The next move of a winning line (marks the game assisted for good)",
+        parameters=[docs.GAME_ID],
+        responses=docs.responses(
+            {
+                200: inline_serializer(
+                    "HintBody",
+                    {
+                        "move": serializers.JSONField(
+                            allow_null=True, help_text="A MOVE, or null when none is found."
+                        ),
+                        "detail": serializers.CharField(),
+                    },
+                )
+            },
+            E.NOT_AUTHENTICATED,
+            E.FORBIDDEN,
+            E.NOT_FOUND,
+            E.GAME_OVER,
+            E.RATE_LIMITED,
+        ),
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        hint = services.game_hint(game_id=game_id, player=request.user)  # type: ignore[arg-type]
+        return Response(hint)
 
 
 class GameReplayView(ApiView):

@@ -17,6 +17,7 @@ from games.services.games import (
     game_start,
     games_close_expired,
 )
+from games.services.hints import game_hint
 from games.services.players import (
     check_nickname,
     is_nickname,
@@ -36,6 +37,7 @@ __all__ = [
     "deals_prepare",
     "engine_state",
     "game_close_if_expired",
+    "game_hint",
     "game_move",
     "game_resign",
     "game_start",

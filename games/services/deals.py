@@ -1,16 +1,30 @@
-"""Writes of daily deals: made once per variant and day, from the secret and the date."""
+"""Writes of daily deals: made once per variant and day, from the secret and the date.
+
+A day's deal is the first attempt of deals.md that the solver proves winnable (``deal_prepare``,
+run ahead of time by ``manage.py preparedeals``); if none of ``DEAL_ATTEMPTS`` is proved, the
+first attempt not proved lost is served, marked uncertified. No request ever waits for the
+solver: a request that finds no deal for today makes attempt 0, uncertified, and a day ahead
+is made only by ``preparedeals``.
+"""
 
 from __future__ import annotations
 
 import datetime as dt
+import logging
+import math
+import time
+from collections.abc import Iterator
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
 
 from games import clock, selectors
-from games.engine import commitment, daily_seed
+from games.engine import SolveResult, commitment, daily_seed, deal, solve
 from games.errors import ErrorCode, ServiceError
 from games.models import Deal, Variant
+from games.rulesets import compiled
+
+logger = logging.getLogger(__name__)
 
 
 def _deal_secret() -> str:
@@ -20,34 +34,85 @@ def _deal_secret() -> str:
     return secret
 
 
-def deal_get_or_create(*, variant: Variant, date: dt.date) -> Deal:
-    """Return the variant's deal of ``date``, making it (seed, commitment, frozen rules) once."""
-    existing = Deal.objects.filter(variant=variant, date=date).select_related("variant").first()
-    if existing is not None:
-        return existing
-    seed = daily_seed(_deal_secret(), variant.slug, date.isoformat(), 0)
+def _existing(variant: Variant, date: dt.date) -> Deal | None:
+    return Deal.objects.filter(variant=variant, date=date).select_related("variant").first()
+
+
+def _create(variant: Variant, date: dt.date, attempt: int, **fields: object) -> Deal:
+    """Make the deal of ``attempt``, or return the one a concurrent writer made first."""
+    seed = daily_seed(_deal_secret(), variant.slug, date.isoformat(), attempt)
     try:
         with transaction.atomic():
             return Deal.objects.create(
                 variant=variant,
                 date=date,
-                attempt=0,
+                attempt=attempt,
                 seed=seed.hex(),
                 commitment=commitment(seed),
                 rules=variant.rules,
+                **fields,
             )
     except IntegrityError:  # made by a concurrent request
         return Deal.objects.select_related("variant").get(variant=variant, date=date)
 
 
-def daily_deals(*, date: dt.date | None = None) -> list[tuple[Deal, Deal]]:
-    """Return, per enabled daily variant, its deal of ``date`` (default today) and of the next
-    day, making them on demand: the next day's commitment is published a day ahead."""
+def deal_get_or_create(*, variant: Variant, date: dt.date) -> Deal:
+    """Return the variant's deal of ``date``; without one, make attempt 0, uncertified (a
+    request never waits for the solver)."""
+    return _existing(variant, date) or _create(variant, date, 0)
+
+
+def difficulty(result: SolveResult) -> int:
+    """Return 1 (easy) to 5 (hard) from the solver's effort to win a deal: one step for each
+    tenfold of positions searched beyond 1,000."""
+    return max(1, min(5, math.ceil(math.log10(max(result.nodes, 1))) - 3))
+
+
+def deal_prepare(*, variant: Variant, date: dt.date, seconds: float | None = None) -> Deal:
+    """Return the variant's deal of ``date``, making it, if it is not made yet, from the first
+    attempt the solver proves winnable within ``seconds`` each (``DEAL_CERTIFY_SECONDS``)."""
+    existing = _existing(variant, date)
+    if existing is not None:
+        return existing
+    budget = settings.DEAL_CERTIFY_SECONDS if seconds is None else seconds
+    rules = compiled(variant.rules)
+    fallback: int | None = None
+    for attempt in range(max(1, settings.DEAL_ATTEMPTS)):
+        seed = daily_seed(_deal_secret(), variant.slug, date.isoformat(), attempt)
+        started = time.monotonic()
+        result = solve(deal(rules, seed), budget_seconds=budget)
+        logger.info(
+            "%s %s attempt %d: %s in %d positions, %.1f s",
+            variant.slug,
+            date,
+            attempt,
+            result.outcome,
+            result.nodes,
+            time.monotonic() - started,
+        )
+        if result.outcome == "won" and result.line is not None:
+            return _create(
+                variant,
+                date,
+                attempt,
+                certified=True,
+                difficulty=difficulty(result),
+                solution=[move.to_json() for move in result.line],
+            )
+        if fallback is None and result.outcome != "lost":
+            fallback = attempt
+    logger.warning("%s %s: no attempt proved winnable; serving it uncertified", variant.slug, date)
+    return _create(variant, date, fallback or 0)
+
+
+def daily_deals(*, date: dt.date | None = None) -> list[tuple[Deal, Deal | None]]:
+    """Return, per enabled daily variant, its deal of ``date`` (default today, made on demand)
+    and the next day's if it is made yet: its commitment is published a day ahead."""
     day = date or clock.today()
     return [
         (
             deal_get_or_create(variant=variant, date=day),
-            deal_get_or_create(variant=variant, date=day + dt.timedelta(days=1)),
+            _existing(variant, day + dt.timedelta(days=1)),
         )
         for variant in Variant.objects.filter(enabled=True, daily=True)
     ]
@@ -70,11 +135,13 @@ def deal_of_day(*, slug: str, date_text: str) -> Deal:
     return found
 
 
-def deals_prepare(*, days: int, start: dt.date | None = None) -> list[Deal]:
-    """Make the deals of every daily variant for ``days`` days from ``start`` (default today)."""
+def deals_prepare(
+    *, days: int, start: dt.date | None = None, seconds: float | None = None
+) -> Iterator[Deal]:
+    """Make (certifying them) the deals of every daily variant for ``days`` days from ``start``
+    (default today), yielding each as it is ready."""
     first = start or clock.today()
-    made = []
-    for variant in Variant.objects.filter(enabled=True, daily=True):
-        for offset in range(days):
-            made.append(deal_get_or_create(variant=variant, date=first + dt.timedelta(days=offset)))
-    return made
+    for offset in range(days):
+        for variant in Variant.objects.filter(enabled=True, daily=True):
+            date = first + dt.timedelta(days=offset)
+            yield deal_prepare(variant=variant, date=date, seconds=seconds)

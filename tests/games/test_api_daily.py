@@ -8,7 +8,7 @@ import hashlib
 import pytest
 from rest_framework.test import APIClient
 
-from games import clock
+from games import clock, services
 from games.engine import builtin_rules, catalogue
 from games.models import Variant
 
@@ -56,10 +56,12 @@ def test_an_unknown_or_disabled_variant_is_404() -> None:
 
 
 def test_today_lists_one_deal_per_daily_variant_with_tomorrows_commitment(join) -> None:
-    # given one player on today's caprice
+    # given one player on today's caprice, and tomorrow's deals made ahead (as preparedeals does)
     alice = join("Alice")
     with clock.frozen(NOON):
         alice.post("/api/games/", {"variant": "caprice", "mode": "daily"}, "json")
+        for variant in Variant.objects.filter(daily=True):
+            services.deal_get_or_create(variant=variant, date=NOON.date() + dt.timedelta(days=1))
 
         # when
         answer = APIClient().get("/api/daily/")

@@ -153,6 +153,7 @@ API_PATHS = [
     "/api/games/{game_id}/moves/",
     "/api/games/{game_id}/resign/",
     "/api/games/{game_id}/replay/",
+    "/api/games/{game_id}/hint/",
     "/api/leaderboards/{slug}/{date}/",
     "/api/leaderboards/{slug}/all-time/",
     "/api/players/{nickname}/",

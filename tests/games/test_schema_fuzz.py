@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 import schemathesis
+from django.conf import settings as settings_module
 from hypothesis import HealthCheck, settings
 from rest_framework.test import APIClient
 from schemathesis.checks import (
@@ -25,17 +26,7 @@ CHECKS = [
     content_type_conformance,
     response_schema_conformance,
 ]
-UNTHROTTLED = {
-    scope: "100000/min"
-    for scope in (
-        "moves_player",
-        "moves_ip",
-        "games_player",
-        "games_ip",
-        "auth_ip",
-        "auth_ip_hour",
-    )
-}
+UNTHROTTLED = {scope: "100000/min" for scope in settings_module.THROTTLE_RATES}
 
 
 @pytest.fixture

@@ -12,16 +12,33 @@ from games.services import deals_prepare
 class Command(BaseCommand):
     help = (
         "Make the deals (secret seed, public commitment, frozen rules) of every daily variant "
-        "for the next N days, starting today. Deals are otherwise made on first request."
+        "for the next N days, starting today: each day's deal is the first attempt the solver "
+        "proves winnable. Run it daily, ahead of the days it prepares (cron, or the compose "
+        "scheduler): without it, today's deal is made on first request, uncertified."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("days", type=int, nargs="?", default=2, help="how many days (2)")
+        parser.add_argument("days", type=int, nargs="?", default=3, help="how many days (3)")
+        parser.add_argument(
+            "--seconds",
+            type=float,
+            default=None,
+            help="the solver's budget per attempt (default DEAL_CERTIFY_SECONDS)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         days = options["days"]
         if days < 1 or days > 366:
             self.stderr.write("days must be between 1 and 366")
             raise SystemExit(2)
-        for deal in deals_prepare(days=days):
-            self.stdout.write(f"{deal.date.isoformat()} {deal.variant.slug:<22} {deal.commitment}")
+        seconds = options["seconds"]
+        if seconds is not None and not 0 < seconds <= 3600:
+            self.stderr.write("--seconds must be more than 0 and at most 3600")
+            raise SystemExit(2)
+        for deal in deals_prepare(days=days, seconds=seconds):
+            state = f"certified, difficulty {deal.difficulty}" if deal.certified else "uncertified"
+            self.stdout.write(
+                f"{deal.date.isoformat()} {deal.variant.slug:<22} attempt {deal.attempt} "
+                f"{state:<24} {deal.commitment}"
+            )
+            self.stdout.flush()

@@ -1,0 +1,48 @@
+"""Hints: the next move of a winning line from a player's position, found by the solver.
+
+The solver sees the whole position (face-down cards included), but a hint names only a move
+the player can send. The first hint given marks the game ``assisted`` for good: assisted
+results rank after every unassisted one. One hint is searched at a time per process, within
+``HINT_SECONDS``, so hints never crowd out play.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from django.conf import settings
+
+from games import positions, selectors
+from games.engine import solve
+from games.errors import ErrorCode, ServiceError
+from games.models import Game, Player
+from games.services.games import game_close_if_expired
+
+_one_at_a_time = threading.Semaphore(1)
+
+
+def game_hint(*, game_id: Any, player: Player) -> dict[str, Any]:
+    """Return ``{"move": MOVE | None, "detail": sentence}`` for the player's game in play."""
+    game = selectors.access_game(game_id, player)
+    if game.player_id != player.pk:
+        raise ServiceError(ErrorCode.FORBIDDEN, "Only the game's player may ask for a hint.")
+    game = game_close_if_expired(game=game)
+    if game.is_over:
+        raise ServiceError(ErrorCode.GAME_OVER, f"This game is over ({game.status}).")
+    state = positions.position(game)
+    if not _one_at_a_time.acquire(timeout=settings.HINT_SECONDS):
+        raise ServiceError(
+            ErrorCode.RATE_LIMITED, "Hints are busy; ask again in a moment.", retry_after=1
+        )
+    try:
+        result = solve(state, budget_seconds=settings.HINT_SECONDS)
+    finally:
+        _one_at_a_time.release()
+    if result.outcome == "won" and result.line:
+        # Only a game still in play becomes assisted; a hint is given once it is marked.
+        Game.objects.filter(pk=game.pk, status=Game.Status.PLAYING).update(assisted=True)
+        return {"move": result.line[0].to_json(), "detail": "The next move of a winning line."}
+    if result.outcome == "lost":
+        return {"move": None, "detail": "No winning line is left from this position."}
+    return {"move": None, "detail": "No winning line was found in the time a hint may take."}
