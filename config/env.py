@@ -130,15 +130,26 @@ def postgresql_connections(env: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
+LAYER_CONNECT_TIMEOUT = 1.0
+LAYER_READ_TIMEOUT = 8.0
+
+
 def channel_layers_config(env: Mapping[str, str]) -> dict[str, Any]:
     """Return ``CHANNEL_LAYERS``: Redis when ``REDIS_URL`` is set, else in memory."""
     url = env.get("REDIS_URL")
     if not url:
         return {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    # Short timeouts, so a paused Redis fails a socket's layer call instead of hanging it; the
+    # read timeout stays above the layer's blocking receive (5 s).
+    host = {
+        "address": url,
+        "socket_connect_timeout": LAYER_CONNECT_TIMEOUT,
+        "socket_timeout": LAYER_READ_TIMEOUT,
+    }
     return {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [url], "prefix": "daily_patience"},
+            "CONFIG": {"hosts": [host], "prefix": "daily_patience"},
         }
     }
 

@@ -79,7 +79,9 @@ def test_redis_url_selects_redis_channel_layer_and_cache() -> None:
     caches = config_env.cache_config(SERVICES)
 
     assert layers["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
-    assert layers["default"]["CONFIG"]["hosts"] == ["redis://cache.example:6380/2"]
+    host = layers["default"]["CONFIG"]["hosts"][0]
+    assert host["address"] == "redis://cache.example:6380/2"
+    assert host["socket_connect_timeout"] <= 1 and 5 < host["socket_timeout"] <= 10
     assert caches["default"]["BACKEND"] == "django_redis.cache.RedisCache"
     assert caches["default"]["LOCATION"] == "redis://cache.example:6380/2"
     options = caches["default"]["OPTIONS"]
