@@ -70,6 +70,18 @@ class Figures:
     finished_at: dt.datetime
     assisted: bool
 
+    @classmethod
+    def of(cls, row: Any) -> Figures:
+        """Return the figures a row (a ``Result``, or anything with its columns) shows."""
+        return cls(
+            status=row.status,
+            foundation_cards=row.foundation_cards,
+            moves=row.moves,
+            duration_ms=row.duration_ms,
+            finished_at=row.finished_at,
+            assisted=row.assisted,
+        )
+
 
 def result_seal(*, game_id: str, deal_id: int, player_id: int, figures: Figures) -> str:
     """Return the seal over a result's identity and figures."""
@@ -87,20 +99,19 @@ def result_seal(*, game_id: str, deal_id: int, player_id: int, figures: Figures)
     )
 
 
+def seal_of(result: Any) -> str:
+    """Return the seal a ``Result`` row's identity and figures call for."""
+    return result_seal(
+        game_id=result.game_id,
+        deal_id=result.deal_id,
+        player_id=result.player_id,
+        figures=Figures.of(result),
+    )
+
+
 def seal_is_valid(result: Any) -> bool:
     """Tell whether a ``Result`` row still carries the seal of its own figures."""
-    figures = Figures(
-        status=result.status,
-        foundation_cards=result.foundation_cards,
-        moves=result.moves,
-        duration_ms=result.duration_ms,
-        finished_at=result.finished_at,
-        assisted=result.assisted,
-    )
-    expected = result_seal(
-        game_id=result.game_id, deal_id=result.deal_id, player_id=result.player_id, figures=figures
-    )
-    return hmac.compare_digest(expected, result.seal or "")
+    return hmac.compare_digest(seal_of(result), result.seal or "")
 
 
 @dataclass(frozen=True, slots=True)

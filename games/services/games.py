@@ -37,10 +37,11 @@ from games.services.deals import deal_get_or_create
 from games.validation import is_text
 from games.verification import (
     Claim,
+    Figures,
     LoggedMove,
     Mismatch,
     move_seal,
-    result_seal,
+    seal_of,
     verify_daily,
 )
 
@@ -255,23 +256,30 @@ def _seal_result(game: Game, status: str, at: dt.datetime) -> Result | None:
     except Mismatch as mismatch:
         _record_failure(game, mismatch.reason, mismatch.detail)
         return None
-    result = Result.objects.create(
-        game_id=game.pk,
-        deal_id=deal_.pk,
-        player_id=stored.player_id,
+    result = result_write(
+        game_id=game.pk, deal_id=deal_.pk, player_id=stored.player_id, figures=figures
+    )
+    transaction.on_commit(lambda: _announce_result(result))
+    return result
+
+
+def result_write(*, game_id: str, deal_id: int, player_id: int, figures: Figures) -> Result:
+    """Write the sealed result of verified ``figures`` and count it on its deal."""
+    result = Result(
+        game_id=game_id,
+        deal_id=deal_id,
+        player_id=player_id,
         status=figures.status,
         foundation_cards=figures.foundation_cards,
         moves=figures.moves,
         duration_ms=figures.duration_ms,
         finished_at=figures.finished_at,
         assisted=figures.assisted,
-        seal=result_seal(
-            game_id=game.pk, deal_id=deal_.pk, player_id=stored.player_id, figures=figures
-        ),
         verified_at=clock.now(),
     )
-    Deal.objects.filter(pk=deal_.pk).update(results_count=F("results_count") + 1)
-    transaction.on_commit(lambda: _announce_result(result))
+    result.seal = seal_of(result)
+    result.save(force_insert=True)
+    Deal.objects.filter(pk=deal_id).update(results_count=F("results_count") + 1)
     return result
 
 

@@ -11,39 +11,18 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from rest_framework.authtoken.models import Token
 
 from games import clock, services
-from games.engine import builtin_rules, legal_moves
+from games.engine import builtin_rules
 from games.models import Deal, Game, Player, Variant
 from leaderboards.selectors import LIVE_ENTRIES, ranked_entries
+from tests.games.sockets import a_legal_move, close_code, make_player, receive
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-async def receive(communicator: Any) -> dict[str, Any]:
-    return await communicator.receive_json_from(timeout=5)
-
-
-async def close_code(communicator: Any) -> int:
-    output = await communicator.receive_output(timeout=5)
-    assert output["type"] == "websocket.close", output
-    return output["code"]
-
-
-def make_player(nickname: str) -> tuple[Player, str]:
-    player = services.player_create_guest(nickname=nickname)
-    return player, Token.objects.create(user=player).key
-
-
 def start(player: Player) -> Game:
     return services.game_start(player=player, variant="box-kite", mode="daily")[0]
-
-
-@database_sync_to_async
-def a_legal_move(game_id: str) -> dict[str, Any]:
-    game = Game.objects.get(pk=game_id)
-    return legal_moves(services.engine_state(game))[0].to_json()
 
 
 @database_sync_to_async

@@ -11,30 +11,15 @@ from typing import Any
 import pytest
 from channels.db import database_sync_to_async
 from django.db import OperationalError, connection
-from rest_framework.authtoken.models import Token
 
 from games import events, ratelimits, selectors, services
-from games.engine import legal_moves
 from games.models import Game, Player
 from games.ws import auth
+from tests.games.sockets import a_legal_move, make_player, receive
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 THROWAWAY_REDIS_PORT = 6390
-
-
-def make_player(nickname: str) -> tuple[Player, str]:
-    player = services.player_create_guest(nickname=nickname)
-    return player, Token.objects.create(user=player).key
-
-
-@database_sync_to_async
-def a_legal_move(game_id: str) -> dict[str, Any]:
-    return legal_moves(services.engine_state(Game.objects.get(pk=game_id)))[0].to_json()
-
-
-async def receive(communicator: Any) -> dict[str, Any]:
-    return await communicator.receive_json_from(timeout=5)
 
 
 async def refused(communicator: Any) -> tuple[str, int]:
@@ -47,16 +32,6 @@ async def refused(communicator: Any) -> tuple[str, int]:
 
 def database_down(*args: Any, **kwargs: Any) -> Any:
     raise OperationalError("connection refused")
-
-
-@pytest.fixture
-def alice(ws_variants: Any) -> tuple[Player, str]:
-    return make_player("alice")
-
-
-@pytest.fixture
-def game(alice: tuple[Player, str]) -> Game:
-    return services.game_start(player=alice[0], variant="box-kite", mode="daily")[0]
 
 
 @pytest.fixture

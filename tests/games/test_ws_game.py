@@ -10,13 +10,12 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.test import Client, override_settings
-from rest_framework.authtoken.models import Token
+from django.test import override_settings
 
 from games import clock, services
-from games.engine import legal_moves
 from games.models import Game, Player
 from games.payloads import game_payload
+from tests.games.sockets import a_legal_move, close_code, make_player, receive, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -24,36 +23,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 # --- helpers ------------------------------------------------------------------------------
 
 
-def make_player(nickname: str) -> tuple[Player, str]:
-    player = services.player_create_guest(nickname=nickname)
-    return player, Token.objects.create(user=player).key
-
-
-def session_cookie(player: Player) -> tuple[bytes, bytes]:
-    client = Client()
-    client.force_login(player)
-    return (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())
-
-
 @database_sync_to_async
 def payload_of(game_id: str) -> dict[str, Any]:
     return game_payload(Game.objects.select_related("variant", "deal", "player").get(pk=game_id))
-
-
-@database_sync_to_async
-def a_legal_move(game_id: str) -> dict[str, Any]:
-    game = Game.objects.get(pk=game_id)
-    return legal_moves(services.engine_state(game))[0].to_json()
-
-
-async def receive(communicator: Any) -> dict[str, Any]:
-    return await communicator.receive_json_from(timeout=5)
-
-
-async def close_code(communicator: Any) -> int:
-    output = await communicator.receive_output(timeout=5)
-    assert output["type"] == "websocket.close", output
-    return output["code"]
 
 
 async def drain(communicator: Any, wait: float = 0.3) -> list[dict[str, Any]]:
@@ -68,17 +40,6 @@ ILLEGAL = {"type": "move", "from": "tableau-0", "to": "tableau-0", "count": 1}
 
 
 # --- fixtures -----------------------------------------------------------------------------
-
-
-@pytest.fixture
-def alice(ws_variants: Any) -> tuple[Player, str]:
-    return make_player("alice")
-
-
-@pytest.fixture
-def game(alice: tuple[Player, str]) -> Game:
-    game, _ = services.game_start(player=alice[0], variant="box-kite", mode="daily")
-    return game
 
 
 @pytest.fixture

@@ -10,58 +10,20 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from django.test import Client
-from rest_framework.authtoken.models import Token
 
-from games import clock, services
-from games.engine import legal_moves
+from games import clock
 from games.models import Game, Player
+from tests.games.sockets import a_legal_move, close_code, receive, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 FOREIGN = (b"origin", b"https://evil.example")
 
 
-def make_player(nickname: str) -> tuple[Player, str]:
-    player = services.player_create_guest(nickname=nickname)
-    return player, Token.objects.create(user=player).key
-
-
-def session_cookie(player: Player) -> tuple[bytes, bytes]:
-    client = Client()
-    client.force_login(player)
-    return (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())
-
-
-@database_sync_to_async
-def a_legal_move(game_id: str) -> dict[str, Any]:
-    return legal_moves(services.engine_state(Game.objects.get(pk=game_id)))[0].to_json()
-
-
-async def receive(communicator: Any) -> dict[str, Any]:
-    return await communicator.receive_json_from(timeout=5)
-
-
-async def close_code(communicator: Any) -> int:
-    output = await communicator.receive_output(timeout=5)
-    assert output["type"] == "websocket.close", output
-    return output["code"]
-
-
 async def refused(communicator: Any) -> tuple[str, int]:
     message = await receive(communicator)
     assert message["type"] == "error" and message["detail"], message
     return message["error"], await close_code(communicator)
-
-
-@pytest.fixture
-def alice(ws_variants: Any) -> tuple[Player, str]:
-    return make_player("alice")
-
-
-@pytest.fixture
-def game(alice: tuple[Player, str]) -> Game:
-    return services.game_start(player=alice[0], variant="box-kite", mode="daily")[0]
 
 
 @pytest.fixture

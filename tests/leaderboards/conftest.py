@@ -10,7 +10,7 @@ import pytest
 from games import services
 from games.models import Deal, Game, Player, Result
 from games.signals import result_verified
-from games.verification import Figures, result_seal
+from games.verification import seal_of
 from leaderboards import ranking
 
 NOON = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
@@ -58,19 +58,7 @@ def _result(game: Game, figures: dict) -> Result:
         assisted=figures.get("assisted", False),
         verified_at=start,
     )
-    result.seal = result_seal(
-        game_id=game.pk,
-        deal_id=game.deal_id,
-        player_id=game.player_id,
-        figures=Figures(
-            status=result.status,
-            foundation_cards=result.foundation_cards,
-            moves=result.moves,
-            duration_ms=result.duration_ms,
-            finished_at=result.finished_at,
-            assisted=result.assisted,
-        ),
-    )
+    result.seal = seal_of(result)
     return result
 
 

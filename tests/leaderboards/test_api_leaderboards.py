@@ -5,13 +5,13 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from django.db.models import F
 from rest_framework.test import APIClient
 
 from games import clock, services
 from games.engine import legal_moves
-from games.models import Deal, Game, Player, Result
-from games.verification import Figures, result_seal
+from games.models import Game, Player, Result
+from games.services.games import result_write
+from games.verification import Figures
 
 NOON = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
 NEXT_DAY = dt.datetime(2026, 12, 2, 0, 0, 1, tzinfo=dt.UTC)
@@ -40,30 +40,18 @@ def finished(nickname: str, *, cards: int, ply: int, seconds: int, finish_minute
 
 def seal_result(game: Game) -> Result:
     """Write the sealed result of ``game``'s stored figures, as verification would."""
-    figures = Figures(
-        status=game.status,
-        foundation_cards=game.foundation_cards,
-        moves=game.ply,
-        duration_ms=game.duration_ms,
-        finished_at=game.finished_at,
-        assisted=game.assisted,
-    )
-    seal = result_seal(
-        game_id=game.pk, deal_id=game.deal_id, player_id=game.player_id, figures=figures
-    )
-    Deal.objects.filter(pk=game.deal_id).update(results_count=F("results_count") + 1)
-    return Result.objects.create(
-        game=game,
+    return result_write(
+        game_id=game.pk,
         deal_id=game.deal_id,
         player_id=game.player_id,
-        seal=seal,
-        verified_at=game.finished_at,
-        status=figures.status,
-        foundation_cards=figures.foundation_cards,
-        moves=figures.moves,
-        duration_ms=figures.duration_ms,
-        finished_at=figures.finished_at,
-        assisted=figures.assisted,
+        figures=Figures(
+            status=game.status,
+            foundation_cards=game.foundation_cards,
+            moves=game.ply,
+            duration_ms=game.duration_ms,
+            finished_at=game.finished_at,
+            assisted=game.assisted,
+        ),
     )
 
 
