@@ -40,6 +40,7 @@ from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import get_channel_layer
 from channels.utils import await_many_dispatch
+from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
 
 from games.errors import ErrorCode, ServiceError
@@ -54,8 +55,21 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_RATE_LIMITED = 4429
 MAX_FRAME_BYTES = 64 * 1024
 UNAVAILABLE = ErrorCode.UNAVAILABLE.value
+
+
+def _database_threads() -> int:
+    """Return how many threads run the sockets' database calls in one process: as many as the
+    connection pool lends (``DATABASE_POOL_MAX``), else 8; ``WEBSOCKET_DATABASE_THREADS`` sets
+    it."""
+    configured = getattr(settings, "WEBSOCKET_DATABASE_THREADS", None)
+    if configured:
+        return int(configured)
+    pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
+    return int(pool["max_size"]) if isinstance(pool, dict) and pool.get("max_size") else 8
+
+
 # Worker threads of the sockets' database calls, per process: at most this many connections.
-DATABASE_THREADS = 8
+DATABASE_THREADS = _database_threads()
 
 T = TypeVar("T")
 _executor = ThreadPoolExecutor(max_workers=DATABASE_THREADS, thread_name_prefix="ws-db")
