@@ -169,9 +169,9 @@ THROTTLE_RATES = {
     "auth_ip_hour": "1000/hour",
 }
 
-# Threads of one worker that run the sockets' database calls (games/ws/base.py); 0: as many as
-# the connection pool lends (DATABASE_POOL_MAX), else 8.
-WEBSOCKET_DATABASE_THREADS = config_env.env_int(ENV, "WEBSOCKET_DATABASE_THREADS", 0)
+# Threads of one worker that run the sockets' database calls (games/ws/base.py), below the pool's
+# size: the worker's HTTP requests borrow from the same pool.
+WEBSOCKET_DATABASE_THREADS = config_env.env_int(ENV, "WEBSOCKET_DATABASE_THREADS", 8)
 
 # The solver (games/engine/solver.py) on the server: certifying daily deals ahead of time
 # (preparedeals) and hints. Each budget is wall time per search.

@@ -58,14 +58,10 @@ UNAVAILABLE = ErrorCode.UNAVAILABLE.value
 
 
 def _database_threads() -> int:
-    """Return how many threads run the sockets' database calls in one process: as many as the
-    connection pool lends (``DATABASE_POOL_MAX``), else 8; ``WEBSOCKET_DATABASE_THREADS`` sets
-    it."""
-    configured = getattr(settings, "WEBSOCKET_DATABASE_THREADS", None)
-    if configured:
-        return int(configured)
-    pool = settings.DATABASES["default"].get("OPTIONS", {}).get("pool")
-    return int(pool["max_size"]) if isinstance(pool, dict) and pool.get("max_size") else 8
+    """Return how many threads run the sockets' database calls in one process:
+    ``WEBSOCKET_DATABASE_THREADS``, default 8. Keep it below ``DATABASE_POOL_MAX``: the HTTP
+    requests of the worker borrow from the same pool."""
+    return int(getattr(settings, "WEBSOCKET_DATABASE_THREADS", 0) or 8)
 
 
 # Worker threads of the sockets' database calls, per process: at most this many connections.
