@@ -58,6 +58,7 @@ def quartiles(values: list[float]) -> str:
 
 
 def study(slug: str, deals: int, seconds: float) -> dict[str, object]:
+    """Solve ``deals`` deals of ``slug``; return the outcome counts and distributions."""
     variant = builtin_variant(slug)
     counts = {"won": 0, "lost": 0, "unknown": 0}
     times: list[float] = []
@@ -75,7 +76,9 @@ def study(slug: str, deals: int, seconds: float) -> dict[str, object]:
     return {"counts": counts, "times": times, "nodes": nodes, "lengths": lengths}
 
 
-def report(results: dict[str, dict[str, object]], deals: int, seconds: float) -> str:
+def report(
+    results: dict[str, dict[str, object]], deals: int, seconds: float, note: str = ""
+) -> str:
     lines = [
         "# Win rates with full information",
         "",
@@ -111,6 +114,8 @@ def report(results: dict[str, dict[str, object]], deals: int, seconds: float) ->
         times, nodes, lengths = data["times"], data["nodes"], data["lengths"]
         assert isinstance(times, list) and isinstance(nodes, list) and isinstance(lengths, list)
         lines.append(f"| {slug} | {quartiles(times)} | {quartiles(nodes)} | {quartiles(lengths)} |")
+    if note:
+        lines += ["", note]
     return "\n".join(lines) + "\n"
 
 
@@ -119,6 +124,7 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--variants", nargs="*", default=VARIANTS)
+    parser.add_argument("--note", default="", help="a paragraph to end the report with")
     parser.add_argument(
         "--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "winrates.md")
     )
@@ -127,7 +133,8 @@ def main() -> None:
     started = time.perf_counter()
     for slug in args.variants:
         results[slug] = study(slug, args.deals, args.seconds)
-        Path(args.out).write_text(report(results, args.deals, args.seconds), encoding="utf-8")
+        text = report(results, args.deals, args.seconds, args.note)
+        Path(args.out).write_text(text, encoding="utf-8")
     print(f"done in {time.perf_counter() - started:.0f} s; wrote {args.out}")
 
 

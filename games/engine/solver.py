@@ -574,27 +574,26 @@ class _Position:
             return
         cards = self.cards
         hidden = self.hidden
-        moved = True
-        while moved and not self.won:
-            moved = False
+        while self.infound != r.total:
+            wanted: dict[int, int] = {}
+            for f in r.foundations:
+                pile = cards[f]
+                n = len(pile)
+                if n >= FOUNDATION_LIMIT:
+                    continue
+                for c in r.succ[f][pile[-1]] if n else r.base_cards[f]:
+                    if c not in wanted:
+                        wanted[c] = f
             for s in r.auto_sources:
                 pile = cards[s]
                 if not pile or hidden[s] >= len(pile):
                     continue
-                c = pile[-1]
-                target = -1
-                for f in r.foundations:
-                    fp = cards[f]
-                    n = len(fp)
-                    if n >= FOUNDATION_LIMIT:
-                        continue
-                    if c in (r.succ[f][fp[-1]] if n else r.base_cards[f]):
-                        target = f
-                        break
-                if target >= 0 and (mode == AGGRESSIVE or self._safe(c)):
+                target = wanted.get(pile[-1])
+                if target is not None and (mode == AGGRESSIVE or self._safe(pile[-1])):
                     records.append(self.transfer(s, target, 1))
-                    moved = True
                     break
+            else:
+                return
 
 
 # --- the search -----------------------------------------------------------------------------
