@@ -408,9 +408,99 @@ async def flush(now: float | None = None, watched: list[WatchedDeal] | None = No
             continue
         if batch.board_changed or batch.playing is not None:
             _snapshots.pop(deal_id, None)
-        await layer.group_send(deals[deal_id].group, {"type": "daily.push", "messages": messages})
+        push = {"type": "daily.push", "deal": deal_id, "messages": messages}
+        await layer.group_send(deals[deal_id].group, push)
         sent += 1
     return sent
+
+
+# --- fan-out in this process ------------------------------------------------------------
+
+
+class _Hub:
+    """This process's one member of each watched deal's group.
+
+    A deal's group holds one channel per process, not one per watcher, so a push costs one
+    channel-layer message per process; the hub hands it to the process's own sockets of that
+    deal. (channels-redis serialises a group message once per member: a member per watcher made
+    every push cost as many Redis writes as watchers.)
+    """
+
+    def __init__(self) -> None:
+        self.layer: Any = None
+        self.channel: str | None = None
+        self.task: asyncio.Task[None] | None = None
+        self.members: dict[int, set[Any]] = {}
+
+    async def _ensure(self) -> Any:
+        loop = asyncio.get_running_loop()
+        layer = get_channel_layer()
+        running = self.task is not None and not self.task.done()
+        if running and self.layer is layer and self.task.get_loop() is loop:  # type: ignore[union-attr]
+            return layer
+        await self.stop()
+        self.layer, self.members = layer, {}
+        # The "specific" prefix the consumers use: channels-redis pops one list per prefix.
+        self.channel = await layer.new_channel()
+        self.task = loop.create_task(self.run(), name="leaderboards-live-hub")
+        return layer
+
+    async def join(self, watched: WatchedDeal, consumer: Any) -> None:
+        layer = await self._ensure()
+        members = self.members.setdefault(watched.deal_id, set())
+        if not members:
+            await layer.group_add(watched.group, self.channel)
+        members.add(consumer)
+
+    async def leave(self, watched: WatchedDeal, consumer: Any) -> None:
+        members = self.members.get(watched.deal_id)
+        if members is None:
+            return
+        members.discard(consumer)
+        if not members:
+            del self.members[watched.deal_id]
+            with contextlib.suppress(Exception):  # a dead layer forgets the group by itself
+                await self.layer.group_discard(watched.group, self.channel)
+
+    async def run(self) -> None:
+        while True:
+            try:
+                message = await self.layer.receive(self.channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # the layer is away: try again shortly
+                logger.warning("live hub cannot receive: %r", error)
+                await asyncio.sleep(1)
+                continue
+            if message.get("type") != "daily.push":
+                continue
+            for consumer in list(self.members.get(message.get("deal"), ())):
+                try:
+                    await consumer.push(message["messages"])
+                except Exception as error:  # one socket's trouble is not the others'
+                    logger.warning("live push to a watcher failed: %r", error)
+
+    async def stop(self) -> None:
+        task, self.task = self.task, None
+        self.members = {}
+        if task is None or task.done():
+            return
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, RuntimeError):
+            await task
+
+
+_hub = _Hub()
+
+
+async def join(watched: WatchedDeal, consumer: Any) -> None:
+    """Let ``consumer`` (a daily socket) get the deal's pushes through this process's hub."""
+    await _hub.join(watched, consumer)
+
+
+async def leave(watched: WatchedDeal, consumer: Any) -> None:
+    """Stop sending the deal's pushes to ``consumer``."""
+    await _hub.leave(watched, consumer)
 
 
 class _Flusher:
@@ -446,8 +536,9 @@ _flusher = _Flusher()
 
 
 async def stop() -> None:
-    """Stop this process's flush task (tests; a clean shutdown)."""
+    """Stop this process's flush and hub tasks (tests; a clean shutdown)."""
     await _flusher.stop()
+    await _hub.stop()
 
 
 def reset() -> None:

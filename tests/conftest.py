@@ -59,8 +59,10 @@ async def ws_connect():
 
 
 @pytest.fixture
-def ws_variants(transactional_db):
-    """Create the launch variants of the engine's catalogue (unless already there), by slug."""
+def ws_variants(transactional_db, settings):
+    """Create the launch variants of the engine's catalogue (unless already there), by slug,
+    with a fixed DEAL_SECRET (so a day's deals are the same on every machine)."""
+    settings.DEAL_SECRET = TEST_DEAL_SECRET
     return _launch_variants()
 
 
