@@ -480,7 +480,17 @@ def daily_phase(args: argparse.Namespace, server: Server, run: str) -> dict[str,
         connected = sum(collect(queue, "ready", len(watchers), 300))
         log(f"  {connected} watchers connected")
         phase.seed = 2
-        watched = run_players(server, specs, phase, args.clients, alongside=(watchers, *events))
+        watch_profile = None if args.no_profile else OUT / "pyspy-watch.txt"
+        if watch_profile is not None:
+            watch_profile.unlink(missing_ok=True)
+        watched = run_players(
+            server,
+            specs,
+            phase,
+            args.clients,
+            profile_to=watch_profile,
+            alongside=(watchers, *events),
+        )
         watch_reports = collect(queue, "result", len(watchers), 120)
     finally:
         go.set()
@@ -723,7 +733,10 @@ def main() -> int:
     title = f"load benchmark {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC"
     title += " (quick)" if args.quick else ""
     table = print_table(figures(args, floors, results), title)
-    profile_summary = summarise_profile(profile_path)
+    profile_summary = f"moves, N = {args.players[0]}:\n" + summarise_profile(profile_path)
+    watch_path = OUT / "pyspy-watch.txt"
+    if "daily" in results and watch_path.exists():
+        profile_summary += "\n\ndaily players with watchers:\n" + summarise_profile(watch_path)
     print("\n" + profile_summary)
     errors = {n: r["errors"] for n, r in results.get("moves", {}).items()}
     print(f"\nmove errors by kind: {errors}")
