@@ -405,7 +405,9 @@ def table(args: argparse.Namespace, rows: dict[int, dict[str, Any]]) -> list[Fig
                 finish.ok = row["finish_ms"] <= 2 * rows[smallest]["finish_ms"]
         figures.append(finish)
         figures.append(Figure(f"  first read (rebuild) at {size:,}", row["rebuild_ms"], "ms"))
-        figures.append(Figure(f"  warm read (median of 10) at {size:,}", row["second_read_ms"], "ms"))
+        figures.append(
+            Figure(f"  warm read (median of 10) at {size:,}", row["second_read_ms"], "ms")
+        )
         errors = row["top"]["failures"] + row["player"]["failures"]
         figures.append(Figure(f"  non-200 answers at {size:,}", errors, "", target="0"))
     return figures
