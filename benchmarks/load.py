@@ -7,7 +7,8 @@ production runs it (``uvicorn config.asgi:application --workers 2`` on PostgreSQ
 ``DEBUG=false``, fresh secrets), then measures over the public API only:
 
 1. moves over WebSocket by N = 50 and N = 200 simulated players (practice games, legal moves
-   computed client-side by the engine from the deal's seed), with py-spy on one worker at N = 50;
+   computed client-side by the engine from the deal's seed), with py-spy on both workers at N = 50
+   and while the daily players are watched;
 2. daily players moving, first alone, then watched by 1,000 sockets on their deal;
 3. 10,000 idle daily sockets: connect rate, and REST p99 while they are held;
 
@@ -81,8 +82,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--conn-max-age",
         default="0",
-        help="CONN_MAX_AGE of the service (0: the default 60 lets every worker thread keep a "
-        "connection, which exhausts a shared PostgreSQL's max_connections)",
+        help="CONN_MAX_AGE of the service (0, which the connection pool requires; with "
+        "DATABASE_POOL=false a positive value lets every thread keep a connection)",
     )
     parser.add_argument("--no-profile", action="store_true", help="skip py-spy")
     parser.add_argument("--skip", nargs="*", default=[], help="phases: moves daily idle")
