@@ -330,7 +330,7 @@ PROFILE_LAYERS = (
             "Compiler.field_as_sql",
         ),
     ),
-    ("ORM other (queryset, model, backend)", ("(django/db/",)),
+    ("ORM (django/db: queryset, model, backend)", ("(django/db/",)),
     ("rules engine", ("(games/engine/",)),
     (
         "service (games/services, leaderboards)",
