@@ -41,6 +41,10 @@ BENCH_THROTTLES = {
     "THROTTLE_AUTH_IP_HOUR": "1000000/hour",
     "THROTTLE_GAMES_IP": "100000/min",
     "THROTTLE_MOVES_IP": "1000000/min",
+    # Every player is one guest; each stays under 4.5 moves/s, but the socket limits are lifted
+    # so that a limit never hides what the service itself can take.
+    "WEBSOCKET_RATE_SOCKET": "1000/1",
+    "WEBSOCKET_RATE_PLAYER": "1000000/60",
 }
 
 
@@ -65,7 +69,7 @@ def service_env(database_url: str, redis_url: str, deal_secret: str) -> dict[str
     env = {
         key: value
         for key, value in os.environ.items()
-        if not key.startswith(("THROTTLE_", "DJANGO_", "DEBUG"))
+        if not key.startswith(("THROTTLE_", "DJANGO_", "DEBUG", "WEBSOCKET_RATE_"))
     }
     env.update(
         DATABASE_URL=database_url,

@@ -2,7 +2,7 @@
 
 Run: ``make board`` (or ``.venv/bin/python benchmarks/board.py``; ``--quick`` for a smoke run).
 It starts the service as production runs it (2 workers, PostgreSQL, Redis), seeds verified
-results on one daily deal by bulk SQL (``seed_results``), and at each size measures over the
+results on one daily deal in bulk (``seed_results``), and at each size measures over the
 public API the rate of ``GET /api/leaderboards/<slug>/<date>/`` (the top), of the same with
 ``?player=<nickname>`` (a player far down the board), of a trivial JSON view (``GET
 /api/variants/``), and what finishing one more game costs (``POST /api/games/<id>/resign/`` of
@@ -17,6 +17,7 @@ import asyncio
 import datetime as dt
 import json
 import os
+import random
 import secrets
 import statistics
 import sys
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 
 from _common import (
     DEFAULT_DATABASE_URL,
@@ -46,42 +48,105 @@ TRIVIAL_PATH = "/api/variants/"
 DAILY_PREFERENCE = ("caprice", "castile", "quadruple-canfield", "box-kite", "capricieuse")
 
 
-def seed_results(database_url: str, deal_id: int, start: int, stop: int, run: str) -> None:
-    """Insert results ``start`` … ``stop - 1`` of one deal: a guest player and a finished,
-    verified daily game each (one in ten won), with spread foundation counts, plies and times.
+def setup_django(env: dict[str, str]) -> None:
+    """Configure Django in this process against the benchmark database, with the service's
+    secrets (the seals of seeded results are keyed by its ``DEAL_SECRET``)."""
+    import django
 
-    This is the one place that knows the tables: when results move to their own model, adapt
-    this function only. The seeded games carry the deal's rules but an empty move log and
-    state, so each row is lighter than a real one.
+    os.environ.update(env)
+    os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
+    django.setup()
+
+
+GAME_COLUMNS = (
+    "id", "mode", "seed", "seed_text", "seed_chosen", "rules", "state", "ply", "status", "stuck",
+    "can_undo", "foundation_cards", "verified", "assisted", "started_at", "first_move_at",
+    "last_move_at", "finished_at", "deal_id", "player_id", "variant_id",
+)  # fmt: skip
+RESULT_COLUMNS = (
+    "game_id", "deal_id", "player_id", "status", "foundation_cards", "moves", "duration_ms",
+    "finished_at", "assisted", "seal", "verified_at",
+)  # fmt: skip
+PLAYER_COLUMNS = (
+    "password", "is_superuser", "nickname", "is_guest", "is_staff", "is_active", "date_joined",
+)  # fmt: skip
+
+
+def _copy(cursor: Any, table: str, columns: tuple[str, ...], rows: list[tuple[Any, ...]]) -> None:
+    """COPY ``rows`` into ``table`` (a column the model gained without a default fails loudly)."""
+    names = ", ".join(f'"{c}"' for c in columns)
+    with cursor.cursor.copy(f'COPY "{table}" ({names}) FROM STDIN') as copy:
+        for row in rows:
+            copy.write_row(row)
+
+
+def seed_results(deal_id: int, start: int, stop: int, run: str) -> None:
+    """Insert results ``start`` … ``stop - 1`` of one deal in bulk (COPY): a guest player, a
+    finished daily game (one in ten won) and its sealed result each, with spread foundation
+    counts, plies and times; then count them in ``Deal.results_count``. The deal's Redis board
+    is left as it was: its count no longer matches, so the next read rebuilds it.
+
+    This is the one place that knows the tables (``games_player``, ``games_game``,
+    ``games_result``). The seeded games have no move rows, so they are lighter than real ones;
+    the results carry the seal verification would have given them.
     """
-    psql(
-        database_url,
-        f"""
-        INSERT INTO games_player
-            (password, last_login, is_superuser, nickname, is_guest, is_staff, is_active,
-             date_joined)
-        SELECT '!', NULL, false, 's{run}_' || i, true, false, true, now()
-        FROM generate_series({start}, {stop - 1}) AS i;
+    import datetime as dt
+    import hashlib
 
-        INSERT INTO games_game
-            (id, mode, seed, seed_text, rules, moves, state, ply, status, stuck,
-             foundation_cards, verified, started_at, first_move_at, last_move_at, finished_at,
-             deal_id, player_id, variant_id)
-        SELECT md5('{run}' || p.nickname), 'daily', d.seed, '', d.rules, '[]'::jsonb,
-               '{{}}'::jsonb, 40 + (h % 400), CASE WHEN h % 10 = 0 THEN 'won' ELSE 'resigned' END,
-               false, CASE WHEN h % 10 = 0 THEN 52 * (d.rules->>'decks')::int ELSE h % 52 END,
-               true, now() - interval '2 hours', now() - interval '2 hours',
-               now() - interval '2 hours' + (h % 3600) * interval '1 second',
-               now() - interval '1 hour' + (h % 3600) * interval '1 second',
-               d.id, p.id, d.variant_id
-        FROM games_player p
-        CROSS JOIN LATERAL (SELECT abs(hashtext(p.nickname)) AS h) AS hashed
-        JOIN games_deal d ON d.id = {deal_id}
-        WHERE p.nickname LIKE 's{run}\\_%'
-          AND substring(p.nickname FROM {len(run) + 3})::int BETWEEN {start} AND {stop - 1};
-        ANALYZE games_game;
-        """,
-    )
+    from django.db import connection, transaction
+    from django.db.models import F
+
+    from games.models import Deal, Player
+    from games.verification import Figures, result_seal
+
+    deal = Deal.objects.get(pk=deal_id)
+    decks = int(deal.rules.get("decks", 1))
+    rules = json.dumps(deal.rules)
+    now = dt.datetime.now(dt.UTC)
+    first = now - dt.timedelta(hours=2)
+    batch = 10_000
+    for low in range(start, stop, batch):
+        high = min(stop, low + batch)
+        with transaction.atomic(), connection.cursor() as cursor:
+            nicknames = [f"s{run}_{i}" for i in range(low, high)]
+            players = [("!", False, n, True, False, True, now) for n in nicknames]
+            _copy(cursor, "games_player", PLAYER_COLUMNS, players)
+            ids = dict(Player.objects.filter(nickname__in=nicknames).values_list("nickname", "pk"))
+            games, results = [], []
+            for i, nickname in zip(range(low, high), nicknames, strict=True):
+                player_id = ids[nickname]
+                h = int.from_bytes(hashlib.sha256(f"{run}:{i}".encode()).digest()[:4], "big")
+                won = h % 10 == 0
+                last = first + dt.timedelta(seconds=60 + h % 3600, milliseconds=h % 1000)
+                figures = Figures(
+                    status="won" if won else "resigned",
+                    foundation_cards=52 * decks if won else h % 52,
+                    moves=40 + h % 400,
+                    duration_ms=int((last - first).total_seconds() * 1000),
+                    finished_at=last + dt.timedelta(seconds=5),
+                    assisted=False,
+                )
+                game_id = hashlib.md5(f"{run}:{i}".encode()).hexdigest()
+                games.append(
+                    (game_id, "daily", deal.seed, "", True, rules, "{}", figures.moves,
+                     figures.status, False, False, figures.foundation_cards, True, False,
+                     first - dt.timedelta(seconds=30), first, last, figures.finished_at,
+                     deal.pk, player_id, deal.variant_id)
+                )  # fmt: skip
+                seal = result_seal(
+                    game_id=game_id, deal_id=deal.pk, player_id=player_id, figures=figures
+                )
+                results.append(
+                    (game_id, deal.pk, player_id, figures.status, figures.foundation_cards,
+                     figures.moves, figures.duration_ms, figures.finished_at, False, seal,
+                     figures.finished_at)
+                )  # fmt: skip
+            _copy(cursor, "games_game", GAME_COLUMNS, games)
+            _copy(cursor, "games_result", RESULT_COLUMNS, results)
+            Deal.objects.filter(pk=deal_id).update(results_count=F("results_count") + high - low)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE games_player, games_game, games_result")
+    connection.close()
 
 
 def parse_args() -> argparse.Namespace:
@@ -90,7 +155,8 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--sizes", type=int, nargs="+", help="board sizes (1000 10000 100000)")
     parser.add_argument("--duration", type=float, help="seconds per rate measurement (10)")
     parser.add_argument("--finishes", type=int, help="games finished per size (10)")
-    parser.add_argument("--port", type=int, default=8332)
+    port = int(os.environ.get("BENCH_BOARD_PORT", "8332"))
+    parser.add_argument("--port", type=int, default=port, help="(BENCH_BOARD_PORT, 8332)")
     parser.add_argument("--conn-max-age", default="0", help="CONN_MAX_AGE of the service")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL"))
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL"))
@@ -103,9 +169,26 @@ def parse_args() -> argparse.Namespace:
     return args
 
 
-async def fresh_daily_games(base: str, slug: str, count: int, tag: str) -> list[tuple[str, str]]:
-    """Create ``count`` guests with a daily game of ``slug`` each; return (token, game id)."""
+DAILY_MOVES = 6  # legal moves each finishing player makes before resigning
+
+
+def deal_start(deal_id: int) -> Any:
+    """Return the deal's first position, dealt by the engine from its seed and frozen rules."""
+    import games.engine as engine
+    from games.models import Deal
+
+    deal = Deal.objects.get(pk=deal_id)
+    return engine.deal(engine.compile_rules(deal.rules), engine.parse_seed(deal.seed))
+
+
+async def fresh_daily_games(
+    base: str, slug: str, start: Any, count: int, tag: str
+) -> list[tuple[str, str]]:
+    """Create ``count`` guests, each with a daily game of the deal (first position ``start``)
+    in which it makes a few legal moves over REST; return (token, game id)."""
     import aiohttp
+
+    import games.engine as engine
 
     games = []
     async with aiohttp.ClientSession() as session:
@@ -120,12 +203,29 @@ async def fresh_daily_games(base: str, slug: str, count: int, tag: str) -> list[
             status, game = await http_json(session, "POST", base + "/api/games/", request, token)
             if status not in (200, 201):
                 raise RuntimeError(f"game: {status} {game}")
+            state = start
+            rng = random.Random(f"{tag}:{index}")
+            for ply in range(DAILY_MOVES):
+                options = [m for m in engine.legal_moves(state) if not isinstance(m, engine.Undo)]
+                if not options:
+                    break
+                move = rng.choice(options)
+                status, answer = await http_json(
+                    session,
+                    "POST",
+                    f"{base}/api/games/{game['id']}/moves/",
+                    {"ply": ply, "move": move.to_json()},
+                    token,
+                )
+                if status != 200:
+                    raise RuntimeError(f"move: {status} {answer}")
+                state = engine.apply_move(state, move)
             games.append((token, game["id"]))
     return games
 
 
 async def finish_games(base: str, games: list[tuple[str, str]]) -> list[float]:
-    """Resign each game in turn; return how long each finish took (ms)."""
+    """Resign each game in turn (verify, seal, rank); return how long each took (ms)."""
     import aiohttp
 
     times = []
@@ -141,6 +241,31 @@ async def finish_games(base: str, games: list[tuple[str, str]]) -> list[float]:
     return times
 
 
+async def timed_get(base: str, path: str) -> tuple[float, dict[str, Any]]:
+    """Fetch ``path`` once; return (milliseconds, decoded body)."""
+    import aiohttp
+
+    async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=300)) as session:
+        started = time.perf_counter()
+        status, body = await http_json(session, "GET", base + path)
+        elapsed = (time.perf_counter() - started) * 1000
+    if status != 200:
+        raise RuntimeError(f"GET {path}: {status} {body}")
+    return elapsed, body
+
+
+def board_state(deal_id: int) -> tuple[int, int | None]:
+    """Return the deal's ``results_count`` and the count its Redis board was built from."""
+    import redis
+
+    from games.models import Deal
+    from leaderboards import ranking
+
+    count = Deal.objects.filter(pk=deal_id).values_list("results_count", flat=True).get()
+    built = redis.Redis.from_url(os.environ["REDIS_URL"]).get(ranking._keys(deal_id)[3])
+    return count, None if built is None else int(built)
+
+
 def measure(args: argparse.Namespace, server: Server, path: str) -> dict[str, float]:
     return asyncio.run(request_latencies(server.base, path, 100_000, 8, args.duration))
 
@@ -153,6 +278,7 @@ def main() -> int:
     env["CONN_MAX_AGE"] = str(args.conn_max_age)  # see load.py's --conn-max-age
     log(f"preparing {args.database_url}")
     prepare_database(env)
+    setup_django(env)
     server = Server("config.asgi:application", args.port, env, name="board-service")
     rows: dict[int, dict[str, Any]] = {}
     server.start()
@@ -168,15 +294,36 @@ def main() -> int:
                 f"WHERE v.slug = '{slug}' AND d.date = '{date}'",
             )
         )
+        log(f"board of {slug} {date} (deal {deal_id})")
         board = f"/api/leaderboards/{slug}/{date}/"
         seeded = 0
         for size in args.sizes:
             started = time.perf_counter()
-            seed_results(args.database_url, deal_id, seeded, size, run)
+            seed_results(deal_id, seeded, size, run)
             log(f"seeded {size - seeded} results in {time.perf_counter() - started:.1f} s")
             seeded = size
-            games = asyncio.run(fresh_daily_games(server.base, slug, args.finishes, f"{run}{size}"))
+            # The first read finds the board stale (its count is not results_count): rebuilt.
+            rebuild_ms, first = asyncio.run(timed_get(server.base, f"{board}?limit=20"))
+            count, built = board_state(deal_id)
+            log(f"  first read (rebuild) {rebuild_ms:.0f} ms; total {first.get('total')}")
+            if built != count:
+                raise RuntimeError(f"board built from {built}, deal counts {count}")
+            # Then warm reads (both workers): the median of 10.
+            second_ms = statistics.median(
+                asyncio.run(timed_get(server.base, f"{board}?limit=20"))[0] for _ in range(10)
+            )
+            tag = f"{run}{size}"
+            games = asyncio.run(
+                fresh_daily_games(server.base, slug, deal_start(deal_id), args.finishes, tag)
+            )
             finish = asyncio.run(finish_games(server.base, games))
+            count_after, built_after = board_state(deal_id)
+            if count_after != count + len(games) or built_after != count_after:
+                raise RuntimeError(
+                    f"after {len(games)} finishes: results_count {count} -> {count_after}, "
+                    f"board built from {built} -> {built_after} (not incremental)"
+                )
+            seeded_total = size + args.finishes * (args.sizes.index(size) + 1)
             top = measure(args, server, board)
             # A player about two thirds down the board (ranks are spread by a hash).
             nickname = f"s{run}_{(size * 2) // 3}"
@@ -186,13 +333,18 @@ def main() -> int:
                 "top": top,
                 "player": mine,
                 "trivial": trivial,
+                "rebuild_ms": rebuild_ms,
+                "second_read_ms": second_ms,
                 "finish_ms": statistics.median(finish),
                 "finish_max": max(finish),
+                "finishes": finish,
+                "results": count_after,
+                "expected_results": seeded_total,
             }
             log(
                 f"  {size}: top {top['rate']:.1f}/s (p99 {top['p99']:.0f} ms), ?player "
                 f"{mine['rate']:.1f}/s, trivial {trivial['rate']:.1f}/s, finish "
-                f"{rows[size]['finish_ms']:.0f} ms median"
+                f"{rows[size]['finish_ms']:.0f} ms median, rebuild {rebuild_ms:.0f} ms"
             )
     finally:
         server.stop()
@@ -252,6 +404,10 @@ def table(args: argparse.Namespace, rows: dict[int, dict[str, Any]]) -> list[Fig
                 finish.target = "<= 2x"
                 finish.ok = row["finish_ms"] <= 2 * rows[smallest]["finish_ms"]
         figures.append(finish)
+        figures.append(Figure(f"  first read (rebuild) at {size:,}", row["rebuild_ms"], "ms"))
+        figures.append(
+            Figure(f"  warm read (median of 10) at {size:,}", row["second_read_ms"], "ms")
+        )
         errors = row["top"]["failures"] + row["player"]["failures"]
         figures.append(Figure(f"  non-200 answers at {size:,}", errors, "", target="0"))
     return figures

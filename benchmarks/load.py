@@ -7,7 +7,8 @@ production runs it (``uvicorn config.asgi:application --workers 2`` on PostgreSQ
 ``DEBUG=false``, fresh secrets), then measures over the public API only:
 
 1. moves over WebSocket by N = 50 and N = 200 simulated players (practice games, legal moves
-   computed client-side by the engine from the deal's seed), with py-spy on one worker at N = 50;
+   computed client-side by the engine from the deal's seed), with py-spy on both workers at N = 50
+   and while the daily players are watched;
 2. daily players moving, first alone, then watched by 1,000 sockets on their deal;
 3. 10,000 idle daily sockets: connect rate, and REST p99 while they are held;
 
@@ -72,14 +73,17 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--watch-players", type=int, help="daily players while watched (50)")
     parser.add_argument("--player-rate", type=float, default=4.5, help="max moves/s a player")
     parser.add_argument("--clients", type=int, default=2, help="client processes per phase")
-    parser.add_argument("--port", type=int, default=8330)
-    parser.add_argument("--echo-port", type=int, default=8331)
-    parser.add_argument("--no-origin", action="store_true", help="send no Origin header")
+    port = int(os.environ.get("BENCH_PORT", "8330"))
+    parser.add_argument("--port", type=int, default=port, help="the service's (BENCH_PORT, 8330)")
+    parser.add_argument("--echo-port", type=int, default=port + 1, help="the echo app's (port + 1)")
+    parser.add_argument(
+        "--origin", action="store_true", help="send a browser's Origin header on the sockets"
+    )
     parser.add_argument(
         "--conn-max-age",
         default="0",
-        help="CONN_MAX_AGE of the service (0: the default 60 lets every worker thread keep a "
-        "connection, which exhausts a shared PostgreSQL's max_connections)",
+        help="CONN_MAX_AGE of the service (0, which the connection pool requires; with "
+        "DATABASE_POOL=false a positive value lets every thread keep a connection)",
     )
     parser.add_argument("--no-profile", action="store_true", help="skip py-spy")
     parser.add_argument("--skip", nargs="*", default=[], help="phases: moves daily idle")
@@ -257,7 +261,7 @@ def run_players(
     played = {spec.nickname: spec for report in reports for spec in report.get("specs", [])}
     specs[:] = [played.get(spec.nickname, spec) for spec in specs]
     if profile_to and profiler is not None:
-        finish_profile(profiler)
+        finish_profile(profiler, profile_to)
     moves = merged["moves"]
     merged.update(
         rate=moves / elapsed,
@@ -304,31 +308,91 @@ def split_count(total: int, parts: int) -> list[int]:
     return [total // parts + (i < total % parts) for i in range(parts)]
 
 
-def start_profile(server: Server, duration: float, path: Path) -> subprocess.Popen[bytes] | None:
+PROFILE_SECONDS = 15
+PROFILE_RATE = 200  # samples a second
+
+# Layers of the move path, matched against py-spy's frames ("function (path:line)"). A sample
+# counts inclusively in every layer with a frame on its stack (shares overlap), and exclusively in
+# the layer of its innermost matching frame ("leaf").
+PROFILE_LAYERS = (
+    ("JSON (json, DRF renderers)", ("(json/", "rest_framework/renderers")),
+    ("psycopg + pool", ("(psycopg/", "(psycopg_pool/")),
+    ("Redis client (redis-py)", ("(redis/",)),
+    ("channel layer (channels_redis)", ("(channels_redis/",)),
+    (
+        "ORM compile (as_sql, compile, setup)",
+        (
+            "Compiler.as_sql",
+            "Compiler.compile",
+            "Compiler.pre_sql_setup",
+            "Compiler.setup_query",
+            "Compiler.get_select",
+            "Compiler.field_as_sql",
+        ),
+    ),
+    ("ORM (django/db: queryset, model, backend)", ("(django/db/",)),
+    ("rules engine", ("(games/engine/",)),
+    (
+        "service (games/services, leaderboards)",
+        ("(games/services", "(games/verification", "(leaderboards/"),
+    ),
+    (
+        "socket layer (games/ws, channels, uvicorn ws)",
+        ("(games/ws/", "(channels/", "protocols/websockets", "(websockets/"),
+    ),
+    ("asgiref sync/async hops", ("(asgiref/",)),
+    ("HTTP (Django handlers, DRF views)", ("(django/core/handlers", "(rest_framework/views")),
+)
+
+
+def frame_layer(frame: str) -> str | None:
+    for name, keys in PROFILE_LAYERS:
+        if any(key in frame for key in keys):
+            return name
+    return None
+
+
+def start_profile(
+    server: Server, duration: float, path: Path
+) -> list[subprocess.Popen[bytes]] | None:
+    """Record every worker with py-spy (raw format) for up to 15 s of the phase."""
     py_spy = shutil.which("py-spy") or str(Path(sys.executable).with_name("py-spy"))
     if not Path(py_spy).exists():
         log("  py-spy is missing: pip install -e '.[bench]'")
         return None
-    pid = server.worker_pids()[0]
-    seconds = str(max(1, int(min(10, duration))))
-    command = [py_spy, "record", "--format", "raw", "-p", str(pid), "-d", seconds]
-    command += ["-o", str(path), "--nonblocking"]
-    return subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    seconds = str(max(1, int(min(PROFILE_SECONDS, duration))))
+    profilers = []
+    for index, pid in enumerate(server.worker_pids()):
+        out = path.with_name(f"{path.stem}-{index}.txt")
+        out.unlink(missing_ok=True)
+        command = [py_spy, "record", "--format", "raw", "-r", str(PROFILE_RATE), "-p", str(pid)]
+        command += ["-d", seconds, "-o", str(out), "--nonblocking"]
+        profilers.append(
+            subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        )
+    return profilers
 
 
-def finish_profile(profiler: subprocess.Popen[bytes]) -> None:
-    try:
-        profiler.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        profiler.kill()
+def finish_profile(profilers: list[subprocess.Popen[bytes]], path: Path) -> None:
+    """Wait for the recorders and merge their files into ``path``."""
+    for profiler in profilers:
+        try:
+            profiler.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            profiler.kill()
+    parts = sorted(path.parent.glob(f"{path.stem}-*.txt"))
+    path.write_text("".join(part.read_text() for part in parts if part.exists()))
 
 
 def summarise_profile(path: Path, top: int = 12) -> str:
-    """Return the heaviest frames of a py-spy raw (collapsed) profile: self and inclusive."""
+    """Return the heaviest frames of a py-spy raw (collapsed) profile: the layers' inclusive
+    shares, then self and inclusive time by frame."""
     if not path.exists():
         return "(no profile)"
     own: Counter[str] = Counter()
     inclusive: Counter[str] = Counter()
+    layers: Counter[str] = Counter()
+    leaves: Counter[str] = Counter()
     total = 0
     for line in path.read_text().splitlines():
         stack, _, count_text = line.rpartition(" ")
@@ -340,9 +404,22 @@ def summarise_profile(path: Path, top: int = 12) -> str:
         own[frames[-1]] += count
         for frame in set(frames):
             inclusive[frame] += count
+        found = [frame_layer(frame) for frame in frames]
+        for name in set(found) - {None}:
+            layers[name] += count
+        leaf = next((name for name in reversed(found) if name), "other (event loop, threads)")
+        leaves[leaf] += count
     if not total:
         return "(empty profile)"
-    lines = [f"py-spy: {total} samples of one worker", "", "self time:"]
+    workers = len(list(path.parent.glob(f"{path.stem}-*.txt"))) or 1
+    lines = [f"py-spy: {total} samples of {workers} worker(s), {PROFILE_RATE}/s", ""]
+    lines += ["share by layer: inclusive (overlapping) / leaf (innermost layer, sums to 100%):"]
+    names = [name for name, _keys in PROFILE_LAYERS] + ["other (event loop, threads)"]
+    lines += [
+        f"  {100 * layers[name] / total:5.1f}% / {100 * leaves[name] / total:5.1f}%  {name}"
+        for name in names
+    ]
+    lines += ["", "self time:"]
     lines += [f"  {100 * n / total:5.1f}%  {frame}" for frame, n in own.most_common(top)]
     lines += ["", "inclusive (project and Django frames):"]
     interesting = [
@@ -362,7 +439,7 @@ def moves_phase(
     phase = _clients.Phase(
         port=args.port,
         duration=args.duration,
-        origin=not args.no_origin,
+        origin=args.origin,
         player_rate=args.player_rate,
         seed=n,
     )
@@ -387,7 +464,7 @@ def daily_phase(args: argparse.Namespace, server: Server, run: str) -> dict[str,
     phase = _clients.Phase(
         port=args.port,
         duration=args.duration,
-        origin=not args.no_origin,
+        origin=args.origin,
         player_rate=args.player_rate,
         stamps=True,
         seed=1,
@@ -395,7 +472,7 @@ def daily_phase(args: argparse.Namespace, server: Server, run: str) -> dict[str,
     alone = run_players(server, specs, phase, args.clients)
     log(f"  alone: {alone['rate']:.1f} moves/s, errors {dict(alone['errors'])}")
 
-    watch = _clients.Phase(port=args.port, duration=args.duration, origin=not args.no_origin)
+    watch = _clients.Phase(port=args.port, duration=args.duration, origin=args.origin)
     watch.extra = {"concurrency": 50, "sample": 25, "connect_budget": 120, "hold": 300}
     events = _clients.new_events()
     shares = [(count, path, watch) for count in split_count(args.watchers, args.clients)]
@@ -404,7 +481,17 @@ def daily_phase(args: argparse.Namespace, server: Server, run: str) -> dict[str,
         connected = sum(collect(queue, "ready", len(watchers), 300))
         log(f"  {connected} watchers connected")
         phase.seed = 2
-        watched = run_players(server, specs, phase, args.clients, alongside=(watchers, *events))
+        watch_profile = None if args.no_profile else OUT / "pyspy-watch.txt"
+        if watch_profile is not None:
+            watch_profile.unlink(missing_ok=True)
+        watched = run_players(
+            server,
+            specs,
+            phase,
+            args.clients,
+            profile_to=watch_profile,
+            alongside=(watchers, *events),
+        )
         watch_reports = collect(queue, "result", len(watchers), 120)
     finally:
         go.set()
@@ -453,7 +540,7 @@ def idle_phase(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     time.sleep(5)  # let the work queued by the previous phase drain before the baseline
     before = asyncio.run(request_latencies(server.base, REST_PATH, samples, 4, 60))
     log(f"idle: GET {REST_PATH} before: p99 {before['p99']:.1f} ms; opening {args.idle} sockets")
-    phase = _clients.Phase(port=args.port, duration=5, origin=not args.no_origin)
+    phase = _clients.Phase(port=args.port, duration=5, origin=args.origin)
     clients = max(args.clients, math.ceil(args.idle / 4000))
     phase.extra = {"concurrency": 64, "connect_budget": 180, "hold": 300}
     shares = [(count, path, phase) for count in split_count(args.idle, clients)]
@@ -647,7 +734,10 @@ def main() -> int:
     title = f"load benchmark {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC"
     title += " (quick)" if args.quick else ""
     table = print_table(figures(args, floors, results), title)
-    profile_summary = summarise_profile(profile_path)
+    profile_summary = f"moves, N = {args.players[0]}:\n" + summarise_profile(profile_path)
+    watch_path = OUT / "pyspy-watch.txt"
+    if "daily" in results and watch_path.exists():
+        profile_summary += "\n\ndaily players with watchers:\n" + summarise_profile(watch_path)
     print("\n" + profile_summary)
     errors = {n: r["errors"] for n, r in results.get("moves", {}).items()}
     print(f"\nmove errors by kind: {errors}")

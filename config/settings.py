@@ -221,10 +221,23 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": ENV.get("LOG_LEVEL", "INFO")},
 }
 
+
 # WebSocket frame limits (games/ws/limits.py): per socket a token bucket of `frames` refilled over
 # `seconds` (in process), per player a sliding window across workers (games.ratelimits); the
 # socket is closed with code 4429 beyond them. The player's limit matches REST's.
+# WEBSOCKET_RATE_SOCKET and WEBSOCKET_RATE_PLAYER override them as `frames/seconds`.
+def _frame_limit(name: str, default: str) -> dict[str, int]:
+    frames, _, seconds = ENV.get(name, default).partition("/")
+    try:
+        limit = {"frames": int(frames), "seconds": int(seconds)}
+    except ValueError:
+        raise ImproperlyConfigured(f"{name} must be frames/seconds, e.g. {default}") from None
+    if limit["frames"] < 1 or limit["seconds"] < 1:
+        raise ImproperlyConfigured(f"{name} must be frames/seconds, e.g. {default}")
+    return limit
+
+
 WEBSOCKET_RATE_LIMITS = {
-    "socket": {"frames": 20, "seconds": 1},
-    "player": {"frames": 600, "seconds": 60},
+    "socket": _frame_limit("WEBSOCKET_RATE_SOCKET", "20/1"),
+    "player": _frame_limit("WEBSOCKET_RATE_PLAYER", "600/60"),
 }
