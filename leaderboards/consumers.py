@@ -11,8 +11,6 @@ deal (unknown variant, bad or future date, past day never dealt) is refused ``no
 
 from __future__ import annotations
 
-from typing import Any
-
 from games.ws.base import PatienceConsumer
 from leaderboards import live
 
@@ -38,9 +36,10 @@ class DailyConsumer(PatienceConsumer):
             await live.leave(watched, self)
         await super().disconnect(code)
 
-    async def push(self, messages: list[dict[str, Any]]) -> None:
-        """Send a coalesced push of the deal (handed over by the process's live hub)."""
+    async def push(self, frames: list[str]) -> None:
+        """Send a coalesced push of the deal, its messages already encoded once for every
+        watcher (handed over by the process's live hub)."""
         if self.closing or self.watched is None:
             return
-        for message in messages:
-            await self.send_json(message)
+        for frame in frames:
+            await self.send(text_data=frame)

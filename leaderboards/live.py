@@ -474,9 +474,10 @@ class _Hub:
                 continue
             if message.get("type") != "daily.push":
                 continue
+            frames = [json.dumps(pushed) for pushed in message["messages"]]  # once, not per socket
             for consumer in list(self.members.get(message.get("deal"), ())):
                 try:
-                    await consumer.push(message["messages"])
+                    await consumer.push(frames)
                 except Exception as error:  # one socket's trouble is not the others'
                     logger.warning("live push to a watcher failed: %r", error)
 
