@@ -11,8 +11,16 @@ deal (unknown variant, bad or future date, past day never dealt) is refused ``no
 
 from __future__ import annotations
 
+import asyncio
+import logging
+
 from games.ws.base import PatienceConsumer
 from leaderboards import live
+
+logger = logging.getLogger(__name__)
+
+# Frames a watcher may have waiting; a watcher that reads slower loses the oldest.
+OUTBOX_LIMIT = 20
 
 
 class DailyConsumer(PatienceConsumer):
@@ -36,10 +44,27 @@ class DailyConsumer(PatienceConsumer):
             await live.leave(watched, self)
         await super().disconnect(code)
 
-    async def push(self, frames: list[str]) -> None:
-        """Send a coalesced push of the deal, its messages already encoded once for every
-        watcher (handed over by the process's live hub)."""
+    sending: asyncio.Task[None] | None = None
+    outbox: list[str]
+
+    def push(self, frames: list[str]) -> None:
+        """Queue a coalesced push of the deal, its messages encoded once for every watcher
+        (handed over by the process's live hub), without waiting for it to be sent: a slow
+        watcher delays only itself. Past ``OUTBOX_LIMIT`` frames waiting, the oldest go."""
         if self.closing or self.watched is None:
             return
-        for frame in frames:
-            await self.send(text_data=frame)
+        if self.sending is None:
+            self.outbox = []
+        self.outbox.extend(frames)
+        del self.outbox[:-OUTBOX_LIMIT]
+        if self.sending is None:
+            self.sending = asyncio.get_running_loop().create_task(self.send_outbox())
+
+    async def send_outbox(self) -> None:
+        try:
+            while self.outbox and not self.closing:
+                await self.send(text_data=self.outbox.pop(0))
+        except Exception as error:  # the socket went away while a push was on its way
+            logger.info("a push to a watcher was not sent: %r", error)
+        finally:
+            self.sending = None

@@ -477,7 +477,7 @@ class _Hub:
             frames = [json.dumps(pushed) for pushed in message["messages"]]  # once, not per socket
             for consumer in list(self.members.get(message.get("deal"), ())):
                 try:
-                    await consumer.push(frames)
+                    consumer.push(frames)
                 except Exception as error:  # one socket's trouble is not the others'
                     logger.warning("live push to a watcher failed: %r", error)
 

@@ -230,3 +230,39 @@ async def test_watchers_connecting_together_read_the_top_entries_once(
         assert message == {"type": "leaderboard", "entries": [], "total": 0}
 
     assert len(calls) == 1
+
+
+async def test_a_slow_watcher_delays_only_itself() -> None:
+    # given two watchers of a deal, one of which reads nothing for a while
+    import asyncio
+
+    from leaderboards.consumers import OUTBOX_LIMIT, DailyConsumer
+
+    gate = asyncio.Event()
+    sent: dict[str, list[str]] = {"fast": [], "slow": []}
+
+    class Watcher(DailyConsumer):
+        def __init__(self, name: str) -> None:  # no socket behind it
+            self.name, self.watched, self.closing = name, object(), False
+
+        async def send(self, text_data=None, bytes_data=None, close=False) -> None:
+            if self.name == "slow":
+                await gate.wait()
+            sent[self.name].append(text_data)
+
+    fast, slow = Watcher("fast"), Watcher("slow")
+
+    # when 30 pushes are handed to both
+    for index in range(30):
+        for watcher in (fast, slow):
+            watcher.push([f"push {index}"])
+        await asyncio.sleep(0)
+    await asyncio.sleep(0.05)
+
+    # then the fast one has every push while the slow one waits, keeping only the newest
+    assert sent["fast"] == [f"push {index}" for index in range(30)]
+    assert sent["slow"] == []
+    gate.set()
+    await asyncio.sleep(0.05)
+    assert len(sent["slow"]) <= OUTBOX_LIMIT + 1
+    assert sent["slow"][-1] == "push 29"
