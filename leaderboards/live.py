@@ -417,6 +417,9 @@ async def flush(now: float | None = None, watched: list[WatchedDeal] | None = No
 # --- fan-out in this process ------------------------------------------------------------
 
 
+STOP_SECONDS = 2.0
+
+
 class _Hub:
     """This process's one member of each watched deal's group.
 
@@ -484,11 +487,11 @@ class _Hub:
     async def stop(self) -> None:
         task, self.task = self.task, None
         self.members = {}
-        if task is None or task.done():
-            return
+        if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
+            return  # a task of another (ended) loop is gone with it
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, RuntimeError):
-            await task
+        with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, RuntimeError):
+            await asyncio.wait_for(task, timeout=STOP_SECONDS)
 
 
 _hub = _Hub()
@@ -526,11 +529,11 @@ class _Flusher:
 
     async def stop(self) -> None:
         task, self.task = self.task, None
-        if task is None or task.done():
-            return
+        if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
+            return  # a task of another (ended) loop is gone with it
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, RuntimeError):
+            await asyncio.wait_for(task, timeout=STOP_SECONDS)
 
 
 _flusher = _Flusher()

@@ -1,5 +1,7 @@
 """Shared pytest fixtures for the whole suite."""
 
+import asyncio
+
 import pytest
 
 # --- WebSocket tests (tests/games/test_ws_*.py) ---------------------------------------------
@@ -40,19 +42,20 @@ async def ws_connect():
         return communicator
 
     yield connect
-    for communicator in opened:
-        await communicator.disconnect(timeout=5)
-    await live.stop()
-    await events.drain()
-    await database_sync_to_async(live.reset)()
-    auth.forget_tokens()
-    layer = get_channel_layer()
-    if hasattr(layer, "flush"):
-        await layer.flush()
-    # A Redis layer keeps locks and connections bound to this test's event loop: the next test
-    # (a new loop) gets a new layer.
-    if hasattr(layer, "close_pools"):
-        await layer.close_pools()
+    async with asyncio.timeout(30):  # a teardown that hangs fails the test, not the whole run
+        for communicator in opened:
+            await communicator.disconnect(timeout=5)
+        await live.stop()
+        await events.drain()
+        await database_sync_to_async(live.reset)()
+        auth.forget_tokens()
+        layer = get_channel_layer()
+        if hasattr(layer, "flush"):
+            await layer.flush()
+        # A Redis layer keeps locks and connections bound to this test's event loop: the next
+        # test (a new loop) gets a new layer.
+        if hasattr(layer, "close_pools"):
+            await layer.close_pools()
     channel_layers.backends.clear()
     await database_sync_to_async(connections.close_all)()
     await database_sync_to_async(close_thread_connections)()
