@@ -110,9 +110,9 @@ def access_replay(game_id: str, player: Player | None) -> Game:
 PAGE_LIMIT = 100
 
 
-def check_page(offset: Any, limit: Any) -> tuple[int, int]:
-    """Return ``(offset, limit)`` from query parameters (default 0 and 100; limit from 1 to
-    100); raise ``invalid`` for anything else."""
+def check_page(offset: Any, limit: Any, *, default: int = PAGE_LIMIT) -> tuple[int, int]:
+    """Return ``(offset, limit)`` from query parameters (default 0 and ``default``; limit from
+    1 to 100); raise ``invalid`` for anything else."""
 
     def number(value: Any, name: str, default: int, low: int, top: int) -> int:
         if value is None:
@@ -126,7 +126,7 @@ def check_page(offset: Any, limit: Any) -> tuple[int, int]:
 
     return (
         number(offset, "offset", 0, 0, 10**9),
-        number(limit, "limit", PAGE_LIMIT, 1, PAGE_LIMIT),
+        number(limit, "limit", default, 1, PAGE_LIMIT),
     )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import serializers
 
+from games.api import docs as games_docs
+
 
 class EntryBody(serializers.Serializer):
     rank = serializers.IntegerField()
@@ -83,7 +85,7 @@ class AllTimeBody(serializers.Serializer):
 NICKNAME = OpenApiParameter(
     "nickname", str, OpenApiParameter.PATH, description="A nickname, any case."
 )
-OFFSET = OpenApiParameter("offset", int, description="Entries to skip (default 0).")
-LIMIT = OpenApiParameter("limit", int, description="Page size, 1 to 100 (default 100).")
+OFFSET = games_docs.OFFSET
+LIMIT = games_docs.LIMIT
 PLAYER = OpenApiParameter("player", str, description="A nickname: add its entry and rank.")
 VARIANT = OpenApiParameter("variant", str, description="Only this variant's results (a slug).")

@@ -13,7 +13,6 @@ result that enters Redis and for every result of a page answered from PostgreSQL
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any
 
 from django.db import connection
@@ -33,36 +32,11 @@ logger = logging.getLogger(__name__)
 
 LIVE_ENTRIES = 20
 REST_ENTRIES = 100  # the default page size
-MAX_LIMIT = 100
 ALL_TIME_ENTRIES = 20
 NICKNAME_LIMIT = 24
-_INTEGER = re.compile(r"^[0-9]{1,9}$")
 
 
 # --- untrusted input --------------------------------------------------------------------------
-
-
-def _check_count(text: str | None, *, name: str, default: int, least: int, most: int) -> int:
-    if text is None:
-        return default
-    if not _INTEGER.match(text) or not least <= int(text) <= most:
-        raise ServiceError(
-            ErrorCode.INVALID,
-            f"'{name}' is a whole number from {least} to {most}.",
-            field=name,
-        )
-    return int(text)
-
-
-def check_page(offset: str | None, limit: str | None) -> tuple[int, int]:
-    """Return (offset, limit) from query parameters; raise ``invalid`` for bad values.
-
-    ``offset`` is 0 or more (past the end: an empty page); ``limit`` is 1 to ``MAX_LIMIT``.
-    """
-    return (
-        _check_count(offset, name="offset", default=0, least=0, most=10**9 - 1),
-        _check_count(limit, name="limit", default=REST_ENTRIES, least=1, most=MAX_LIMIT),
-    )
 
 
 def _plausible(nickname: str) -> bool:

@@ -6,6 +6,7 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from games import selectors as game_selectors
 from games import services
 from games.api import docs as games_docs
 from games.api.base import ApiView
@@ -23,8 +24,10 @@ class LeaderboardView(ApiView):
         ),
     )
     def get(self, request: Request, slug: str, date: str) -> Response:
-        offset, limit = selectors.check_page(
-            request.query_params.get("offset"), request.query_params.get("limit")
+        offset, limit = game_selectors.check_page(
+            request.query_params.get("offset"),
+            request.query_params.get("limit"),
+            default=selectors.REST_ENTRIES,
         )
         deal = services.deal_of_day(slug=slug, date_text=date)
         nickname = request.query_params.get("player")
@@ -65,7 +68,9 @@ class PlayerResultsView(ApiView):
     )
     def get(self, request: Request, nickname: str) -> Response:
         params = request.query_params
-        offset, limit = selectors.check_page(params.get("offset"), params.get("limit"))
+        offset, limit = game_selectors.check_page(
+            params.get("offset"), params.get("limit"), default=selectors.REST_ENTRIES
+        )
         viewer = request.user if request.user.is_authenticated else None
         return Response(
             selectors.player_results(

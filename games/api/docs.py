@@ -284,26 +284,6 @@ class ReplayBody(serializers.Serializer):
     seed_text = serializers.CharField(required=False, help_text="Practice games only.")
 
 
-class EntryBody(serializers.Serializer):
-    rank = serializers.IntegerField()
-    player = serializers.CharField()
-    status = serializers.ChoiceField(choices=["won", "resigned"])
-    foundation_cards = serializers.IntegerField()
-    moves = serializers.IntegerField()
-    duration_ms = serializers.IntegerField()
-    game = serializers.CharField()
-    finished_at = serializers.DateTimeField()
-
-
-class LeaderboardBody(serializers.Serializer):
-    variant = serializers.SlugField()
-    date = serializers.DateField()
-    entries = EntryBody(many=True, help_text="Best first; the top 100 (plus ?player='s entry).")
-    player_entry = EntryBody(
-        required=False, allow_null=True, help_text="With ?player=: that player's entry or null."
-    )
-
-
 GAME_ID = OpenApiParameter(
     "game_id",
     {"type": "string", "pattern": GAME_ID_PATTERN},

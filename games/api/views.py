@@ -140,8 +140,8 @@ class MyGamesView(ApiView):
         summary="The caller's own games, newest first, paged",
         parameters=[
             OpenApiParameter("status", str, enum=["playing", "over"], description="Filter."),
-            OpenApiParameter("offset", int, description="Skip this many (default 0)."),
-            OpenApiParameter("limit", int, description="At most this many (1–100, default 100)."),
+            docs.OFFSET,
+            docs.LIMIT,
         ],
         responses=docs.responses(
             {
