@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from textwrap import dedent
 
 import pytest
@@ -19,6 +22,20 @@ from games.engine import (
     parse,
     render,
 )
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def engine(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """Run the engine's command line (``python -m games.engine ...``) and return what it did."""
+    return subprocess.run(
+        [sys.executable, "-m", "games.engine", *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def move(words: str) -> AnyMove:

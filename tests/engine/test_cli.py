@@ -3,27 +3,13 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from games.engine import builtin_rules, builtin_variant, catalogue, deal, practice_seed, render
-
-ROOT = Path(__file__).resolve().parent.parent.parent
-
-
-def engine(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "games.engine", *args],
-        cwd=ROOT,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+from tests.engine.conftest import engine
 
 
 def walk(variant: str, moves: Any, seed_text: str = "daily-patience") -> list[dict[str, Any]]:

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import json
 import random
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
 
@@ -26,8 +23,7 @@ from games.engine import (
     state_to_json,
 )
 from games.engine.solver import DEAL, REDEAL, IMove, _Position, _Rules
-
-ROOT = Path(__file__).resolve().parent.parent.parent
+from tests.engine.conftest import engine
 
 CASTILE_FOUNDATIONS = """
     foundation-0  AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC
@@ -204,17 +200,6 @@ def test_the_solvers_moves_agree_with_the_engine_on_random_positions(slug: str) 
                 position.untransfer(record)
             assert position.to_state() == state
             state = after
-
-
-def engine(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "games.engine", *args],
-        cwd=ROOT,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
 
 
 def test_the_solve_command_prints_engine_mds_object_with_a_line_walk_replays() -> None:
