@@ -11,11 +11,14 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 from config.health import healthz
 from config.views import front_page
+from games.views import rules_index, rules_page
 
 urlpatterns = [
     path("", front_page, name="front-page"),
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
+    path("rules/", rules_index, name="rules-index"),
+    path("rules/<slug:slug>/", rules_page, name="rules-page"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]

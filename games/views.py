@@ -1,0 +1,37 @@
+"""Server-rendered pages of the games app: the rules of each offered variant."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from games import selectors
+from games.engine import deal, practice_seed
+from games.errors import ServiceError
+from games.pictures import layout_picture
+from games.rulebook import rules_sections
+from games.rulesets import compiled
+
+RULES_SEED_TEXT = "rules"
+"""The practice seed text of the opening layout pictured on every rules page."""
+
+
+def rules_index(request: HttpRequest) -> HttpResponse:
+    """List the offered variants, each linking to its rules page."""
+    return render(request, "games/rules_index.html", {"variants": selectors.variant_list()})
+
+
+def rules_page(request: HttpRequest, slug: str) -> HttpResponse:
+    """Show an offered variant's rules in words, with its opening layout (backs face down)."""
+    try:
+        variant = selectors.access_variant(slug)
+    except ServiceError:
+        return render(request, "games/rules_not_found.html", {"slug": slug}, status=404)
+    rules = compiled(variant.rules)
+    context = {
+        "variant": variant,
+        "sections": rules_sections(rules),
+        "picture": layout_picture(deal(rules, practice_seed(RULES_SEED_TEXT))),
+        "seed_text": RULES_SEED_TEXT,
+    }
+    return render(request, "games/rules.html", context)

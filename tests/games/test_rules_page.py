@@ -1,0 +1,91 @@
+"""The rules pages: every offered variant's rules in words, and its opening layout face down."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+import pytest
+
+from games.engine import builtin_variant, card_label, deal, launch_slugs, practice_seed
+from games.engine.rules import Kind
+from games.models import Variant
+from games.pictures import BACKS_DRAWN
+from games.views import RULES_SEED_TEXT
+
+pytestmark = pytest.mark.django_db
+
+FACE = re.compile(r'<span class="lp-card lp-face[^"]*">([^<]*)</span>')
+BACK = '<span class="lp-card lp-back"'
+
+
+@pytest.mark.parametrize("slug", launch_slugs())
+def test_the_rules_page_describes_every_pile_kind_and_hides_face_down_cards(client, variants, slug):
+    # given the opening deal the page pictures
+    rules = builtin_variant(slug)
+    state = deal(rules, practice_seed(RULES_SEED_TEXT))
+    # when
+    response = client.get(f"/rules/{slug}/")
+    # then the page names the variant and has a section per pile kind it has
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/html")
+    page = response.content.decode()
+    assert f"<h2>{variants[slug].name}</h2>" in page
+    kinds = {rule.kind for rule in rules.piles}
+    for kind in (Kind.FOUNDATION, Kind.TABLEAU, Kind.RESERVE):
+        assert (f'class="rules-section rules-{kind.value}"' in page) == (kind in kinds)
+    assert 'class="rules-section rules-stock"' in page
+    assert 'class="rules-section rules-deal"' in page
+    assert f"all {rules.total_cards} cards are on the foundations" in page
+    # and the picture prints exactly the face-up cards (of the drawn tops), never a face-down one
+    drawn_up: Counter[str] = Counter()
+    backs = 0
+    for rule, pile in zip(rules.piles, state.piles, strict=True):
+        up = [card_label(card) for card in pile.cards[pile.hidden :]]
+        top_only = rule.kind in (Kind.FOUNDATION, Kind.STOCK, Kind.WASTE)
+        drawn_up.update(up[-1:] if top_only else up)
+        if not (top_only and up):
+            backs += 1 if top_only and pile.hidden else min(pile.hidden, BACKS_DRAWN)
+    assert Counter(FACE.findall(page)) == drawn_up
+    assert page.count(BACK) == backs
+    assert "lp-down" not in page
+
+
+def test_box_kite_says_its_rules_in_words(client, variants):
+    page = client.get("/rules/box-kite/").content.decode()
+    assert "up or down by one rank regardless of suit, King and Ace being adjacent" in page
+    assert "An empty pile stays empty." in page
+    assert "8 rounds over the tableau piles, the first 7 face down." in page
+    assert "There is no stock." in page
+
+
+def test_capricieuse_and_quadruple_canfield_say_their_redeals(client, variants):
+    capricieuse = client.get("/rules/capricieuse/").content.decode()
+    canfield = client.get("/rules/quadruple-canfield/").content.decode()
+    assert "2 redeals, each available at any time" in capricieuse
+    assert "A card on a foundation stays there." in capricieuse
+    assert "turns the whole waste back over into the stock" in canfield
+    assert "filled at once with the top card of the reserve" in canfield
+    assert "Base rank of this deal" in canfield
+
+
+def test_the_rules_index_lists_the_offered_variants_only(client, variants):
+    # given one variant withdrawn
+    Variant.objects.filter(slug="castile").update(enabled=False)
+    # when
+    page = client.get("/rules/").content.decode()
+    # then
+    for slug in launch_slugs():
+        assert (f'href="/rules/{slug}/"' in page) == (slug != "castile")
+
+
+@pytest.mark.parametrize("slug", ["no-such-game", "castile"])
+def test_an_unknown_or_withdrawn_variant_has_a_not_found_page(client, variants, slug):
+    # given Castile withdrawn
+    Variant.objects.filter(slug="castile").update(enabled=False)
+    # when
+    response = client.get(f"/rules/{slug}/")
+    # then an HTML page says so
+    assert response.status_code == 404
+    assert response["Content-Type"].startswith("text/html")
+    assert "No such game" in response.content.decode()
