@@ -7,7 +7,13 @@ consumers call the same functions.
 
 from games.positions import position as engine_state
 from games.services.catalogue import variants_load
-from games.services.deals import daily_deals, deal_get_or_create, deal_of_day, deals_prepare
+from games.services.deals import (
+    daily_deals,
+    deal_get_or_create,
+    deal_of_day,
+    deal_regenerate,
+    deals_prepare,
+)
 from games.services.games import (
     check_move,
     check_ply,
@@ -34,6 +40,7 @@ __all__ = [
     "daily_deals",
     "deal_get_or_create",
     "deal_of_day",
+    "deal_regenerate",
     "deals_prepare",
     "engine_state",
     "game_close_if_expired",

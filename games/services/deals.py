@@ -14,6 +14,7 @@ import logging
 import math
 import time
 from collections.abc import Iterator
+from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -21,7 +22,7 @@ from django.db import IntegrityError, transaction
 from games import clock, selectors
 from games.engine import SolveResult, commitment, daily_seed, deal, solve
 from games.errors import ErrorCode, ServiceError
-from games.models import Deal, Variant
+from games.models import Deal, Game, Variant
 from games.rulesets import compiled
 
 logger = logging.getLogger(__name__)
@@ -68,12 +69,10 @@ def difficulty(result: SolveResult) -> int:
     return max(1, min(5, math.ceil(math.log10(max(result.nodes, 1))) - 3))
 
 
-def deal_prepare(*, variant: Variant, date: dt.date, seconds: float | None = None) -> Deal:
-    """Return the variant's deal of ``date``, making it, if it is not made yet, from the first
-    attempt the solver proves winnable within ``seconds`` each (``DEAL_CERTIFY_SECONDS``)."""
-    existing = _existing(variant, date)
-    if existing is not None:
-        return existing
+def _certify(variant: Variant, date: dt.date, seconds: float | None) -> dict[str, Any]:
+    """Return the fields of the variant's deal of ``date`` by its current rules: the first
+    attempt the solver proves winnable within ``seconds`` each (``DEAL_CERTIFY_SECONDS``), else
+    the first not proved lost, uncertified. Write nothing: the solver may take a while."""
     budget = settings.DEAL_CERTIFY_SECONDS if seconds is None else seconds
     rules = compiled(variant.rules)
     fallback: int | None = None
@@ -91,18 +90,66 @@ def deal_prepare(*, variant: Variant, date: dt.date, seconds: float | None = Non
             time.monotonic() - started,
         )
         if result.outcome == "won" and result.line is not None:
-            return _create(
-                variant,
-                date,
-                attempt,
-                certified=True,
-                difficulty=difficulty(result),
-                solution=[move.to_json() for move in result.line],
-            )
+            return {
+                "attempt": attempt,
+                "certified": True,
+                "difficulty": difficulty(result),
+                "solution": [move.to_json() for move in result.line],
+            }
         if fallback is None and result.outcome != "lost":
             fallback = attempt
     logger.warning("%s %s: no attempt proved winnable; serving it uncertified", variant.slug, date)
-    return _create(variant, date, fallback or 0)
+    return {"attempt": fallback or 0, "certified": False, "difficulty": None, "solution": None}
+
+
+def deal_prepare(*, variant: Variant, date: dt.date, seconds: float | None = None) -> Deal:
+    """Return the variant's deal of ``date``, making it, if it is not made yet, from the first
+    attempt the solver proves winnable within ``seconds`` each (``DEAL_CERTIFY_SECONDS``)."""
+    existing = _existing(variant, date)
+    if existing is not None:
+        return existing
+    fields = _certify(variant, date, seconds)
+    return _create(variant, date, fields.pop("attempt"), **fields)
+
+
+def _check_regenerable(deal_: Deal) -> None:
+    if deal_.date <= clock.today():
+        raise ServiceError(
+            ErrorCode.INVALID,
+            f"The deal of {deal_.date.isoformat()} is not in the future: it may have been "
+            "served, so it is never remade.",
+        )
+    if Game.objects.filter(deal=deal_).exists():
+        raise ServiceError(
+            ErrorCode.INVALID, f"The deal of {deal_.date.isoformat()} has games: it is kept."
+        )
+
+
+def deal_regenerate(*, deal_id: int, seconds: float | None = None) -> Deal:
+    """Remake a deal of a future day that no game is played on, by its variant's current rules.
+
+    The attempts of deals.md are tried again from 0 (the seeds of a day never change; the rules
+    dealing them may have), with the certification of ``deal_prepare``. Raise ``invalid`` for a
+    deal of today or the past, or one with games; ``not_found`` if there is no such deal.
+    """
+    current = Deal.objects.select_related("variant").filter(pk=deal_id).first()
+    if current is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, "No such deal.")
+    _check_regenerable(current)
+    fields = _certify(current.variant, current.date, seconds)
+    with transaction.atomic():
+        locked = Deal.objects.select_for_update().select_related("variant").get(pk=deal_id)
+        _check_regenerable(locked)  # again: the day may have begun while the solver ran
+        seed = daily_seed(
+            _deal_secret(), locked.variant.slug, locked.date.isoformat(), fields["attempt"]
+        )
+        for name, value in fields.items():
+            setattr(locked, name, value)
+        locked.seed = seed.hex()
+        locked.commitment = commitment(seed)
+        locked.rules = current.variant.rules  # the rules the solver certified
+        locked.save(update_fields=[*fields, "seed", "commitment", "rules"])
+    return locked
 
 
 def daily_deals(*, date: dt.date | None = None) -> list[tuple[Deal, Deal | None]]:
