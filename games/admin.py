@@ -2,16 +2,24 @@
 
 from typing import Any
 
-from django.contrib import admin
-from django.db.models import QuerySet
-from django.http import HttpRequest
-from django.utils.html import format_html
+from django.contrib import admin, messages
+from django.contrib.admin.models import CHANGE, LogEntry
+from django.core.exceptions import PermissionDenied
+from django.db.models import Count, Q, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.template.loader import render_to_string
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
 
-from games.engine import RulesError, deal, practice_seed, render
+from games.adminforms import PREVIEW_SEED_TEXT, VariantAdminForm, preview
+from games.errors import ServiceError
 from games.models import Deal, Game, Player, Result, Variant, VerificationFailure
 from games.payloads import day_is_over
-from games.rulesets import compiled
+from games.services import deal_regenerate
 from games.verification import seal_is_valid
+
+REGENERATE_LIMIT = 10
+"""Most deals one "Regenerate" action remakes (the solver certifies each in turn)."""
 
 
 @admin.register(Player)
@@ -39,18 +47,21 @@ class PlayerAdmin(admin.ModelAdmin):
 
 @admin.register(Variant)
 class VariantAdmin(admin.ModelAdmin):
-    """Run the catalogue: offer variants, make them daily, edit their rules documents.
+    """Run the catalogue: offer variants, make them daily, edit and copy their rules documents.
 
     A rules document is validated by the engine on save (the error names the bad field). Deals
-    already made keep the rules they were dealt with, so an edit applies from the next deal on.
+    already made keep the rules they were dealt with, and games the rules they started with, so
+    an edit applies from the next deal and the next game on. "Copy" opens the add form filled
+    from an existing variant; "Preview" draws the opening deal of any seed text.
     """
 
+    form = VariantAdminForm
     list_display = ("name", "slug", "enabled", "daily", "display_order", "decks", "updated_at")
     list_editable = ("enabled", "daily", "display_order")
     list_filter = ("enabled", "daily")
     search_fields = ("slug", "name")
     prepopulated_fields = {"slug": ("name",)}
-    readonly_fields = ("sample_deal", "created_at", "updated_at")
+    readonly_fields = ("opening_layout", "created_at", "updated_at")
     fields = (
         "name",
         "slug",
@@ -59,38 +70,147 @@ class VariantAdmin(admin.ModelAdmin):
         "daily",
         "display_order",
         "rules",
-        "sample_deal",
+        "opening_layout",
         "created_at",
         "updated_at",
     )
-    actions = ("offer", "withdraw")
+    actions = ("offer", "withdraw", "copy")
 
-    @admin.display(description="Sample deal (seed text 'sample')")
-    def sample_deal(self, variant: Variant) -> str:
-        """Show the deal these rules make from a fixed seed, to check an edit at a glance."""
+    class Media:
+        css = {"all": ("games/layout.css", "games/admin.css")}
+
+    def get_urls(self) -> list[URLPattern]:
+        view = self.admin_site.admin_view
+        return [
+            path("preview/", view(self.preview_view), name="games_variant_preview"),
+            path(
+                "<path:object_id>/preview/",
+                view(self.preview_view),
+                name="games_variant_preview_saved",
+            ),
+            *super().get_urls(),
+        ]
+
+    @admin.display(description="Opening deal (seed text 'sample', face-down cards face up)")
+    def opening_layout(self, variant: Variant) -> str:
+        """Draw the deal these rules make from a fixed seed, to check an edit at a glance."""
         if not variant.pk:
-            return "Save the variant to see a sample deal."
-        try:
-            state = deal(compiled(variant.rules), practice_seed("sample"))
-        except (RulesError, TypeError, ValueError) as error:
-            return f"The rules do not compile: {error}"
-        return format_html("<pre>{}</pre>", render(state))
+            return "Save the variant, or use Preview below, to see its opening deal."
+        shown = preview(variant.rules, PREVIEW_SEED_TEXT)
+        if shown.picture is None:
+            return shown.error
+        return render_to_string("games/layout_picture.html", {"picture": shown.picture})
+
+    def get_changeform_initial_data(self, request: HttpRequest) -> dict[str, Any]:
+        """Fill the add form from the variant named by ``?copy_from=<id>``, but for its name
+        and slug, which the copy must have of its own; the copy starts with no daily deal."""
+        initial = super().get_changeform_initial_data(request)
+        source = self._copy_source(request)
+        if source is not None:
+            initial.update(
+                description=source.description,
+                rules=source.rules,
+                enabled=True,
+                daily=False,
+                display_order=source.display_order,
+            )
+        return initial
+
+    def _copy_source(self, request: HttpRequest) -> Variant | None:
+        source_id = request.GET.get("copy_from", "")
+        if not source_id.isdigit() or len(source_id) > 18:
+            return None
+        source = Variant.objects.filter(pk=int(source_id)).first()
+        if source is None or not self.has_view_permission(request, source):
+            return None
+        return source
+
+    def add_view(
+        self, request: HttpRequest, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        source = self._copy_source(request)
+        if source is not None:
+            extra_context = {**(extra_context or {}), "copy_source": source}
+        elif request.GET.get("copy_from"):
+            self.message_user(request, "There is no variant to copy by that id.", messages.ERROR)
+        return super().add_view(request, form_url, extra_context)
+
+    def log_addition(self, request: HttpRequest, obj: Any, message: Any) -> LogEntry:
+        source = self._copy_source(request)
+        if source is not None:
+            message = f"Added as a copy of {source.name} ({source.slug})."
+        return super().log_addition(request, obj, message)
+
+    def preview_view(self, request: HttpRequest, object_id: str | None = None) -> HttpResponse:
+        """Draw the opening deal of a seed text: for the saved rules of a variant (GET), or for
+        the rules posted by the change or add form, saved or not (POST)."""
+        variant = None
+        if object_id is not None:
+            variant = self.get_object(request, object_id)
+            if variant is None:
+                return self._get_obj_does_not_exist_redirect(request, self.opts, object_id)
+        if not self.has_view_permission(request, variant):
+            raise PermissionDenied
+        if request.method == "POST":
+            rules_text = request.POST.get("rules", "")
+            seed_text = request.POST.get("preview_seed", PREVIEW_SEED_TEXT)
+            shown = preview(rules_text, seed_text)
+        elif variant is not None:
+            rules_text = ""
+            seed_text = request.GET.get("seed", PREVIEW_SEED_TEXT)
+            shown = preview(variant.rules, seed_text)
+        else:
+            return HttpResponseRedirect(reverse("admin:games_variant_changelist"))
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": f"Opening deal of {variant.name if variant else 'the edited rules'}",
+            "variant": variant,
+            "preview": shown,
+            "rules_text": rules_text,
+            "media": self.media,
+        }
+        return TemplateResponse(request, "admin/games/variant/preview.html", context)
 
     @admin.action(description="Offer the selected variants (enable)")
     def offer(self, request: HttpRequest, queryset: QuerySet[Variant]) -> None:
-        count = queryset.update(enabled=True)
-        self.message_user(request, f"{count} variant(s) offered.")
+        self._switch(request, queryset, enabled=True, words="Offered (enabled)")
 
     @admin.action(description="Withdraw the selected variants (disable)")
     def withdraw(self, request: HttpRequest, queryset: QuerySet[Variant]) -> None:
-        count = queryset.update(enabled=False)
-        self.message_user(request, f"{count} variant(s) withdrawn.")
+        self._switch(request, queryset, enabled=False, words="Withdrawn (disabled)")
+
+    def _switch(
+        self, request: HttpRequest, queryset: QuerySet[Variant], *, enabled: bool, words: str
+    ) -> None:
+        changed = list(queryset.exclude(enabled=enabled))
+        Variant.objects.filter(pk__in=[v.pk for v in changed]).update(enabled=enabled)
+        if changed:
+            LogEntry.objects.log_actions(
+                user_id=request.user.pk,
+                queryset=changed,
+                action_flag=CHANGE,
+                change_message=f"{words} by the admin action.",
+            )
+        self.message_user(request, f"{words}: {len(changed)} variant(s).")
+
+    @admin.action(description="Copy the selected variant into a new one")
+    def copy(self, request: HttpRequest, queryset: QuerySet[Variant]) -> HttpResponse | None:
+        if queryset.count() != 1:
+            self.message_user(request, "Select exactly one variant to copy.", messages.ERROR)
+            return None
+        url = reverse("admin:games_variant_add")
+        return HttpResponseRedirect(f"{url}?copy_from={queryset.get().pk}")
 
 
 @admin.register(Deal)
 class DealAdmin(admin.ModelAdmin):
-    """Look at the daily deals. They are made by the service and never edited; a seed shows only
-    once its day is over, so no admin can peek at a deal in play."""
+    """Look at the daily deals, and remake deals of future days nobody has played.
+
+    Deals are made by the service and never edited. A seed and a par show only once their day
+    is over, even to superusers, so no admin can peek at a deal in play; the solver's line never
+    shows. "Regenerate" remakes unplayed deals of future days by their variant's current rules.
+    """
 
     list_display = (
         "date",
@@ -99,11 +219,14 @@ class DealAdmin(admin.ModelAdmin):
         "certified",
         "difficulty",
         "revealed_par",
+        "players",
+        "finished",
         "results_count",
         "commitment",
         "revealed_seed",
     )
     list_filter = ("variant", "certified", "date")
+    list_select_related = ("variant",)
     date_hierarchy = "date"
     fields = (
         "variant",
@@ -112,6 +235,8 @@ class DealAdmin(admin.ModelAdmin):
         "certified",
         "difficulty",
         "revealed_par",
+        "players",
+        "finished",
         "results_count",
         "commitment",
         "revealed_seed",
@@ -119,6 +244,17 @@ class DealAdmin(admin.ModelAdmin):
         "created_at",
     )
     readonly_fields = fields
+    actions = ("regenerate",)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Deal]:
+        return (
+            super()
+            .get_queryset(request)
+            .annotate(
+                players_count=Count("games"),
+                finished_count=Count("games", filter=~Q(games__status=Game.Status.PLAYING)),
+            )
+        )
 
     @admin.display(description="Seed")
     def revealed_seed(self, deal_: Deal) -> str:
@@ -130,11 +266,51 @@ class DealAdmin(admin.ModelAdmin):
             return "secret until the day is over"
         return str(deal_.par) if deal_.par is not None else "-"
 
+    @admin.display(description="Players", ordering="players_count")
+    def players(self, deal_: Deal) -> int:
+        """Return how many games were started on the deal."""
+        return deal_.players_count  # type: ignore[attr-defined]
+
+    @admin.display(description="Finished", ordering="finished_count")
+    def finished(self, deal_: Deal) -> int:
+        """Return how many games of the deal are over (won, resigned or closed)."""
+        return deal_.finished_count  # type: ignore[attr-defined]
+
+    @admin.action(
+        description="Regenerate the selected deals of future days (unplayed) by current rules",
+        permissions=["regenerate"],
+    )
+    def regenerate(self, request: HttpRequest, queryset: QuerySet[Deal]) -> None:
+        if queryset.count() > REGENERATE_LIMIT:
+            self.message_user(
+                request,
+                f"Regenerate at most {REGENERATE_LIMIT} deals at a time: each may take the "
+                "solver a while.",
+                messages.ERROR,
+            )
+            return
+        for deal_id in list(queryset.order_by("date").values_list("pk", flat=True)):
+            try:
+                remade = deal_regenerate(deal_id=deal_id)
+            except ServiceError as error:
+                self.message_user(request, f"Not regenerated: {error.detail}", messages.ERROR)
+                continue
+            certified = "certified" if remade.certified else "not certified"
+            summary = f"Regenerated by the current rules: attempt {remade.attempt}, {certified}."
+            self.log_change(request, remade, summary)
+            self.message_user(request, f"{remade}: {summary}")
+
+    def has_regenerate_permission(self, request: HttpRequest) -> bool:
+        return request.user.has_perm(f"{self.opts.app_label}.change_deal")
+
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False  # a deal may have been served: it is never removed
 
 
 @admin.register(Game)

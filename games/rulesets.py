@@ -22,3 +22,52 @@ def canonical(rules: Any) -> str:
 def compiled(rules: dict[str, Any]) -> Variant:
     """Return the compiled ``Variant`` of a rules document (raise ``RulesError`` if invalid)."""
     return _compile(canonical(rules))
+
+
+# The order of a rules document's keys as rules.py documents them; others follow, sorted.
+KEY_ORDER = (
+    "decks",
+    "foundations",
+    "foundation_return",
+    "tableau",
+    "reserves",
+    "stock",
+    "redeal",
+    "deal",
+    "count",
+    "suits",
+    "base",
+    "placed",
+    "build",
+    "direction",
+    "suit",
+    "wrap",
+    "moves",
+    "empty",
+    "refill_from",
+    "deal_to",
+    "cards",
+    "redeals",
+    "hook",
+    "limit",
+    "steps",
+    "to",
+    "rounds",
+    "face_down_rounds",
+    "face_down",
+)
+_RANK = {key: i for i, key in enumerate(KEY_ORDER)}
+
+
+def _ordered(value: Any) -> Any:
+    if isinstance(value, dict):
+        keys = sorted(value, key=lambda key: (_RANK.get(key, len(_RANK)), str(key)))
+        return {key: _ordered(value[key]) for key in keys}
+    if isinstance(value, list):
+        return [_ordered(item) for item in value]
+    return value
+
+
+def pretty(rules: Any) -> str:
+    """Return a rules document as text to edit: indented by 2, its keys in a stable order."""
+    return json.dumps(_ordered(rules), indent=2, ensure_ascii=False)
