@@ -18,7 +18,7 @@ urlpatterns = [
     path("healthz", healthz, name="healthz"),
     path("admin/", admin.site.urls),
     path("rules/", rules_index, name="rules-index"),
-    path("rules/<slug:slug>/", rules_page, name="rules-page"),
+    path("rules/<str:slug>/", rules_page, name="rules-page"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
 ]

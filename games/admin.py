@@ -10,6 +10,9 @@ from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import ngettext
 
 from games.adminforms import PREVIEW_SEED_TEXT, VariantAdminForm, preview
 from games.errors import ServiceError
@@ -91,11 +94,11 @@ class VariantAdmin(admin.ModelAdmin):
             *super().get_urls(),
         ]
 
-    @admin.display(description="Opening deal (seed text 'sample', face-down cards face up)")
+    @admin.display(description=_lazy("Opening deal (seed text “sample”, face-down cards face up)"))
     def opening_layout(self, variant: Variant) -> str:
         """Draw the deal these rules make from a fixed seed, to check an edit at a glance."""
         if not variant.pk:
-            return "Save the variant, or use Preview below, to see its opening deal."
+            return _("Save the variant, or use Preview below, to see its opening deal.")
         shown = preview(variant.rules, PREVIEW_SEED_TEXT)
         if shown.picture is None:
             return shown.error
@@ -132,7 +135,7 @@ class VariantAdmin(admin.ModelAdmin):
         if source is not None:
             extra_context = {**(extra_context or {}), "copy_source": source}
         elif request.GET.get("copy_from"):
-            self.message_user(request, "There is no variant to copy by that id.", messages.ERROR)
+            self.message_user(request, _("There is no variant to copy by that id."), messages.ERROR)
         return super().add_view(request, form_url, extra_context)
 
     def log_addition(self, request: HttpRequest, obj: Any, message: Any) -> LogEntry:
@@ -164,7 +167,9 @@ class VariantAdmin(admin.ModelAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": f"Opening deal of {variant.name if variant else 'the edited rules'}",
+            "title": _("Opening deal of %(name)s") % {"name": variant.name}
+            if variant
+            else _("Opening deal of the edited rules"),
             "variant": variant,
             "preview": shown,
             "rules_text": rules_text,
@@ -172,11 +177,11 @@ class VariantAdmin(admin.ModelAdmin):
         }
         return TemplateResponse(request, "admin/games/variant/preview.html", context)
 
-    @admin.action(description="Offer the selected variants (enable)")
+    @admin.action(description=_lazy("Offer the selected variants (enable)"))
     def offer(self, request: HttpRequest, queryset: QuerySet[Variant]) -> None:
         self._switch(request, queryset, enabled=True, words="Offered (enabled)")
 
-    @admin.action(description="Withdraw the selected variants (disable)")
+    @admin.action(description=_lazy("Withdraw the selected variants (disable)"))
     def withdraw(self, request: HttpRequest, queryset: QuerySet[Variant]) -> None:
         self._switch(request, queryset, enabled=False, words="Withdrawn (disabled)")
 
@@ -192,12 +197,20 @@ class VariantAdmin(admin.ModelAdmin):
                 action_flag=CHANGE,
                 change_message=f"{words} by the admin action.",
             )
-        self.message_user(request, f"{words}: {len(changed)} variant(s).")
+        if enabled:
+            text = ngettext(
+                "%(count)d variant offered.", "%(count)d variants offered.", len(changed)
+            )
+        else:
+            text = ngettext(
+                "%(count)d variant withdrawn.", "%(count)d variants withdrawn.", len(changed)
+            )
+        self.message_user(request, text % {"count": len(changed)})
 
-    @admin.action(description="Copy the selected variant into a new one")
+    @admin.action(description=_lazy("Copy the selected variant into a new one"))
     def copy(self, request: HttpRequest, queryset: QuerySet[Variant]) -> HttpResponse | None:
         if queryset.count() != 1:
-            self.message_user(request, "Select exactly one variant to copy.", messages.ERROR)
+            self.message_user(request, _("Select exactly one variant to copy."), messages.ERROR)
             return None
         url = reverse("admin:games_variant_add")
         return HttpResponseRedirect(f"{url}?copy_from={queryset.get().pk}")
@@ -266,26 +279,28 @@ class DealAdmin(admin.ModelAdmin):
             return "secret until the day is over"
         return str(deal_.par) if deal_.par is not None else "-"
 
-    @admin.display(description="Players", ordering="players_count")
+    @admin.display(description=_lazy("Players"), ordering="players_count")
     def players(self, deal_: Deal) -> int:
         """Return how many games were started on the deal."""
         return deal_.players_count  # type: ignore[attr-defined]
 
-    @admin.display(description="Finished", ordering="finished_count")
+    @admin.display(description=_lazy("Finished"), ordering="finished_count")
     def finished(self, deal_: Deal) -> int:
         """Return how many games of the deal are over (won, resigned or closed)."""
         return deal_.finished_count  # type: ignore[attr-defined]
 
     @admin.action(
-        description="Regenerate the selected deals of future days (unplayed) by current rules",
+        description=_lazy(
+            "Regenerate the selected deals of future days (unplayed) by current rules"
+        ),
         permissions=["regenerate"],
     )
     def regenerate(self, request: HttpRequest, queryset: QuerySet[Deal]) -> None:
         if queryset.count() > REGENERATE_LIMIT:
             self.message_user(
                 request,
-                f"Regenerate at most {REGENERATE_LIMIT} deals at a time: each may take the "
-                "solver a while.",
+                _("Regenerate at most %(limit)d deals at a time: each may take the solver a while.")
+                % {"limit": REGENERATE_LIMIT},
                 messages.ERROR,
             )
             return
@@ -293,12 +308,22 @@ class DealAdmin(admin.ModelAdmin):
             try:
                 remade = deal_regenerate(deal_id=deal_id)
             except ServiceError as error:
-                self.message_user(request, f"Not regenerated: {error.detail}", messages.ERROR)
+                self.message_user(
+                    request, _("Not regenerated: %(why)s") % {"why": error.detail}, messages.ERROR
+                )
                 continue
             certified = "certified" if remade.certified else "not certified"
             summary = f"Regenerated by the current rules: attempt {remade.attempt}, {certified}."
             self.log_change(request, remade, summary)
-            self.message_user(request, f"{remade}: {summary}")
+            self.message_user(
+                request,
+                _("%(deal)s regenerated: attempt %(attempt)d, %(certified)s.")
+                % {
+                    "deal": remade,
+                    "attempt": remade.attempt,
+                    "certified": _("certified") if remade.certified else _("not certified"),
+                },
+            )
 
     def has_regenerate_permission(self, request: HttpRequest) -> bool:
         return request.user.has_perm(f"{self.opts.app_label}.change_deal")

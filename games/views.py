@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import re
+
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from games import selectors
 from games.engine import deal, practice_seed
-from games.errors import ServiceError
+from games.errors import ErrorCode, ServiceError
 from games.pictures import layout_picture
 from games.rulebook import rules_sections
 from games.rulesets import compiled
 
+SLUG = re.compile(r"[-a-zA-Z0-9_]{1,40}")
 RULES_SEED_TEXT = "rules"
 """The practice seed text of the opening layout pictured on every rules page."""
 
@@ -24,6 +27,8 @@ def rules_index(request: HttpRequest) -> HttpResponse:
 def rules_page(request: HttpRequest, slug: str) -> HttpResponse:
     """Show an offered variant's rules in words, with its opening layout (backs face down)."""
     try:
+        if not SLUG.fullmatch(slug):  # never a query with what no slug can be (NUL included)
+            raise ServiceError(ErrorCode.NOT_FOUND, "No such variant.")
         variant = selectors.access_variant(slug)
     except ServiceError:
         return render(request, "games/rules_not_found.html", {"slug": slug}, status=404)

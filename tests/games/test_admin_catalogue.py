@@ -119,8 +119,12 @@ def test_the_rules_editor_shows_the_document_indented_in_a_stable_order(staff, v
         (lambda rules: "[" * 20000 + "]" * 20000, "The document is nested too deeply."),
         (lambda rules: "[" * 30000, "The document is nested too deeply."),
         (lambda rules: "{}", "This field is required."),
+        (
+            lambda rules: json.dumps({**rules, "tableau": {**rules["tableau"], "empty": "\0"}}),
+            r"tableau.empty: '\x00' is not a rank",
+        ),
     ],
-    ids=["bad-value", "unknown-key", "syntax", "deep-list", "deep-unclosed", "empty"],
+    ids=["bad-value", "unknown-key", "syntax", "deep-list", "deep-unclosed", "empty", "nul"],
 )
 def test_an_invalid_document_is_refused_with_its_fields_error(staff, variants, rules_text, message):
     # given
@@ -276,9 +280,13 @@ def test_offering_and_withdrawing_are_logged(staff, variants):
 
 
 @pytest.fixture
-def quick_solver(settings):
+def quick_solver(settings, monkeypatch):
+    """Certify with one attempt and a budget of positions, not of time: the same every run."""
+    from games.engine import solve
+    from games.services import deals
+
     settings.DEAL_ATTEMPTS = 1
-    settings.DEAL_CERTIFY_SECONDS = 0.2
+    monkeypatch.setattr(deals, "solve", lambda state, **budget: solve(state, budget_nodes=2000))
 
 
 def test_the_deal_list_counts_players_and_finished_games_and_hides_open_seeds(staff, join):
@@ -349,3 +357,23 @@ def test_regenerate_is_refused_for_a_past_deal(variants, quick_solver):
     with pytest.raises(ServiceError) as missing:
         deal_regenerate(deal_id=deal.pk + 1000)
     assert missing.value.code.value == "not_found"
+
+
+def test_regenerating_again_by_the_same_rules_remakes_the_same_deal(variants, quick_solver):
+    # given tomorrow's deal, regenerated once
+    castile = variants["castile"]
+    tomorrow = deal_get_or_create(variant=castile, date=clock.today() + dt.timedelta(days=1))
+    first = deal_regenerate(deal_id=tomorrow.pk)
+    # when the same regeneration is replayed
+    second = deal_regenerate(deal_id=tomorrow.pk)
+    # then nothing differs: a day's seeds never change
+    fields = ("attempt", "seed", "commitment", "rules", "certified", "difficulty", "solution")
+    assert [getattr(second, f) for f in fields] == [getattr(first, f) for f in fields]
+    assert Deal.objects.filter(variant=castile).count() == 1
+
+
+def test_the_preview_of_a_missing_variant_goes_back_to_the_list(staff):
+    missing = staff.get("/admin/games/variant/999999/preview/")
+    bare = staff.get("/admin/games/variant/preview/")
+    assert missing.status_code == bare.status_code == 302
+    assert bare["Location"] == "/admin/games/variant/"

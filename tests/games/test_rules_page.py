@@ -79,7 +79,7 @@ def test_the_rules_index_lists_the_offered_variants_only(client, variants):
         assert (f'href="/rules/{slug}/"' in page) == (slug != "castile")
 
 
-@pytest.mark.parametrize("slug", ["no-such-game", "castile"])
+@pytest.mark.parametrize("slug", ["no-such-game", "castile", "a.b", "%00", "x" * 41, "%C3%A9"])
 def test_an_unknown_or_withdrawn_variant_has_a_not_found_page(client, variants, slug):
     # given Castile withdrawn
     Variant.objects.filter(slug="castile").update(enabled=False)
