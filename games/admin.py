@@ -167,10 +167,11 @@ class VariantAdmin(admin.ModelAdmin):
         context = {
             **self.admin_site.each_context(request),
             "opts": self.opts,
-            "title": _("Opening deal of %(name)s") % {"name": variant.name}
-            if variant
-            else _("Opening deal of the edited rules"),
+            "title": _("Opening deal of the edited rules")
+            if request.method == "POST"
+            else _("Opening deal of %(name)s") % {"name": variant.name},
             "variant": variant,
+            "saved": request.method != "POST",
             "preview": shown,
             "rules_text": rules_text,
             "media": self.media,
