@@ -23,8 +23,15 @@ from games.models import Player
 
 
 @pytest.fixture
-def redis_counts(throwaway_redis, settings):
-    """Count rate limits on the throwaway Redis."""
+def redis_counts(throwaway_redis, settings, monkeypatch):
+    """Count rate limits on the throwaway Redis, with timeouts a loaded machine cannot miss.
+
+    A Redis call that times out opens the limits for a while (availability first), so the
+    tests of atomicity must not depend on 30 threads connecting within the production timeout.
+    """
+    monkeypatch.setattr(ratelimits, "CONNECT_TIMEOUT_SECONDS", 5.0)
+    monkeypatch.setattr(ratelimits, "READ_TIMEOUT_SECONDS", 5.0)
+    ratelimits._redis._url = None  # a client made with the new timeouts
     settings.REDIS_URL = throwaway_redis.url
     ratelimits._redis._down_until = 0.0  # no pause left over by another test's dead Redis
     return throwaway_redis
