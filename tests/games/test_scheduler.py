@@ -1,4 +1,4 @@
-"""``manage.py runscheduler``: the daily jobs at start and after midnight UTC, retried on failure."""
+"""``manage.py runscheduler``: the daily jobs at start and after 00:00 UTC, retried on failure."""
 
 from __future__ import annotations
 
@@ -37,10 +37,10 @@ class Stop(Exception):
             dt.datetime(2026, 12, 31, 23, 59, tzinfo=dt.UTC),
             dt.datetime(2027, 1, 1, 0, 5, tzinfo=dt.UTC),
         ),
-        # another time zone is read as the same instant in UTC
+        # another time zone is read as the same instant in UTC (23:00 on Nov 30)
         (
             dt.datetime(2026, 12, 1, 1, 0, tzinfo=dt.timezone(dt.timedelta(hours=2))),
-            dt.datetime(2026, 12, 2, 0, 5, tzinfo=dt.UTC),
+            dt.datetime(2026, 12, 1, 0, 5, tzinfo=dt.UTC),
         ),
     ],
 )
