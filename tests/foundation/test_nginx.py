@@ -314,3 +314,44 @@ def test_a_service_that_does_not_answer_is_a_json_503(start_nginx) -> None:
     assert status == 503
     assert headers["retry-after"] == "5"
     assert json.loads(body)["error"] == "unavailable"
+
+
+# --- nginx in front of the service itself ---------------------------------------------------
+
+
+@needs_nginx
+@pytest.mark.django_db(transaction=True)
+def test_in_front_of_the_service_https_is_enforced_and_sockets_connect(
+    ws_variants, uvicorn, start_nginx
+) -> None:
+    # given the service configured as docker-compose.yml does, behind nginx
+    from websockets.sync.client import connect
+
+    from games import clock
+    from tests.foundation.conftest import service_env
+
+    env = service_env(
+        ALLOWED_HOSTS="play.example,127.0.0.1",
+        DEAL_SECRET="a-deal-secret-for-the-proxy-test-of-some-length",
+        SECURE_SSL_REDIRECT="true",
+        TRUST_X_FORWARDED_PROTO="true",
+        NUM_PROXIES="2",
+    )
+    address = start_nginx(uvicorn(env).port)
+
+    # when
+    health = request(address, "GET", "/healthz", {"Host": "play.example"})
+    plain = request(address, "GET", "/api/variants/", {"Host": "play.example"})
+    secure = request(
+        address, "GET", "/api/variants/", {"Host": "play.example", "X-Forwarded-Proto": "https"}
+    )
+    with connect(f"ws://{address}/ws/daily/caprice/{clock.today()}/", open_timeout=10) as socket:
+        first = json.loads(socket.recv(timeout=10))
+
+    # then
+    assert health[0] == 200 and json.loads(health[2])["status"] == "ok"  # never redirected
+    assert plain[0] == 301
+    assert plain[1]["location"] == "https://play.example/api/variants/"
+    assert secure[0] == 200
+    assert {variant["slug"] for variant in json.loads(secure[2])} >= {"caprice"}
+    assert first["type"] == "leaderboard"
