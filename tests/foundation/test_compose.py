@@ -183,3 +183,32 @@ def test_the_image_runs_as_a_user_collects_static_files_and_serves_with_uvicorn(
     assert "migrate" not in dockerfile.split("CMD", 1)[1]
     ignored = (Path(settings.BASE_DIR) / ".dockerignore").read_text().split()
     assert {".env", "backups", "var", ".git"} <= set(ignored)
+
+
+def example_values() -> dict[str, str]:
+    path = Path(settings.BASE_DIR) / "deploy" / "production.env.example"
+    lines = [line.strip() for line in path.read_text().splitlines()]
+    return dict(line.split("=", 1) for line in lines if line and not line.startswith("#"))
+
+
+def test_the_environment_template_lists_every_variable_with_the_compose_defaults() -> None:
+    # given the variables docker-compose.yml interpolates, with their defaults
+    text = (Path(settings.BASE_DIR) / "docker-compose.yml").read_text()
+    used = dict(re.findall(r"\$\{([A-Z_]+)(?::-([^}]*)|:\?[^}]*)?\}", text))
+
+    # when
+    example = example_values()
+
+    # then the template has them all, the required ones empty, the others at the default
+    assert set(example) == set(used)
+    for name in REQUIRED:
+        assert example[name] == ""
+    for name, default in used.items():
+        if name not in REQUIRED:
+            assert example[name] == default, name
+
+
+def test_the_template_filled_in_validates() -> None:
+    filled = {**example_values(), **REQUIRED}
+
+    assert compose_config(filled, quiet=True).returncode == 0
