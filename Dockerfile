@@ -13,10 +13,15 @@ COPY leaderboards ./leaderboards
 RUN pip install .
 
 COPY . .
-# collectstatic needs settings, not the real secrets: give it throwaway ones for this step only.
+# collectstatic needs settings, not the real secrets: give it throwaway ones for this step only
+# (games.E001 refuses to run the service with that DEAL_SECRET). The static files belong to the
+# service's user, so that the compose migrate job can refresh the shared volume
+# (docker-compose.yml) in place.
 RUN SECRET_KEY=collectstatic DEAL_SECRET=collectstatic DEBUG=false \
     python manage.py collectstatic --noinput \
-    && useradd --create-home --uid 1000 patience
+    && useradd --create-home --uid 1000 patience \
+    && mkdir -p var \
+    && chown -R patience:patience staticfiles var
 
 USER patience
 EXPOSE 8000
@@ -26,4 +31,8 @@ EXPOSE 8000
 ENV WEB_CONCURRENCY=4 \
     DATABASE_POOL_MAX=10
 
-CMD ["sh", "-c", "python manage.py migrate --noinput && python manage.py loadvariants && exec uvicorn config.asgi:application --host 0.0.0.0 --port 8000 --ws-max-size 131072 --timeout-graceful-shutdown 20"]
+# The image serves; releases run migrate, loadvariants and collectstatic once beforehand (the
+# compose migrate job; docs/operations.md, Upgrades), never in every worker's start.
+CMD ["uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", \
+     "--ws-max-size", "131072", "--timeout-graceful-shutdown", "20"]
+

@@ -26,6 +26,8 @@ if config_env.env_bool(ENV, "DAILY_PATIENCE_REQUIRE_SERVICES", default=False) an
 DEBUG = config_env.debug_config(ENV)
 _secrets = config_env.secrets_config(ENV, BASE_DIR / "var" / "secrets.env", debug=DEBUG)
 SECRET_KEY = _secrets["SECRET_KEY"]
+# Earlier signing keys still accepted while a new SECRET_KEY takes over (docs/operations.md).
+SECRET_KEY_FALLBACKS = config_env.env_list(ENV, "SECRET_KEY_FALLBACKS", ())
 DEAL_SECRET = _secrets["DEAL_SECRET"]
 
 ALLOWED_HOSTS = config_env.env_list(ENV, "ALLOWED_HOSTS", config_env.DEFAULT_ALLOWED_HOSTS)

@@ -19,7 +19,7 @@ from django.test import Client
 PRODUCTION = {
     "DEBUG": "false",
     "SECRET_KEY": "x7Hq2-production-like-key-with-many-characters-Zp9wLm3Rt8Vb4Nc6Yd1Kf5",
-    "DEAL_SECRET": "a-deal-secret",
+    "DEAL_SECRET": "a-deal-secret-of-production-length-Qw7Er5Ty3",
     "ALLOWED_HOSTS": "play.example",
     "SECURE_SSL_REDIRECT": "true",
     "TRUST_X_FORWARDED_PROTO": "true",

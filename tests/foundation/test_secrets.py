@@ -1,5 +1,9 @@
 """Secrets come from the environment, or from a file generated once and reused."""
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -56,3 +60,46 @@ def test_development_without_writable_file_still_starts(tmp_path: Path) -> None:
     values = config_env.secrets_config({}, blocker / "secrets.env", debug=True)
 
     assert set(values) == {"SECRET_KEY", "DEAL_SECRET"}
+
+
+# --- rotating SECRET_KEY (docs/operations.md, Rotating secrets) -----------------------------
+
+
+def test_secret_key_fallbacks_are_read_from_the_environment() -> None:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("SECRET_KEY")},
+        "DJANGO_SETTINGS_MODULE": "config.settings",
+        "SECRET_KEY_FALLBACKS": " old-key-one , old-key-two ,",
+    }
+    code = "import django, json; django.setup(); from django.conf import settings; "
+    code += "print(json.dumps(settings.SECRET_KEY_FALLBACKS))"
+
+    result = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == ["old-key-one", "old-key-two"]
+
+
+@pytest.mark.parametrize("fallback", [True, False])
+def test_a_session_survives_a_key_rotation_only_with_the_old_key_as_fallback(
+    settings, db, fallback
+) -> None:
+    # given a player signed in under the old key
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    settings.SECRET_KEY = "the-old-signing-key-" + "o" * 40
+    player = get_user_model().objects.create_user(nickname="Alice", password="a long password")
+    client = Client()
+    client.force_login(player)
+
+    # when the key is rotated
+    old = settings.SECRET_KEY
+    settings.SECRET_KEY = "the-new-signing-key-" + "n" * 40
+    settings.SECRET_KEY_FALLBACKS = [old] if fallback else []
+    answer = client.get("/api/me/")
+
+    # then the session holds with the fallback, and is signed out without it
+    assert answer.status_code == (200 if fallback else 401)

@@ -1,0 +1,114 @@
+"""Run the daily jobs, ``preparedeals`` then ``closedays``, at start and daily after 00:00 UTC."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+from django.core.management import call_command
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connections
+
+from games import clock
+
+
+def check_time_of_day(text: str) -> dt.time:
+    """Parse ``HH:MM`` (UTC) or raise ``CommandError``."""
+    try:
+        return dt.datetime.strptime(text, "%H:%M").time()
+    except ValueError:
+        raise CommandError(f"--at must be a time of day as HH:MM, not {text!r}") from None
+
+
+def next_run(*, after: dt.datetime, at: dt.time) -> dt.datetime:
+    """Return the first moment strictly after ``after`` whose UTC time of day is ``at``."""
+    moment = after.astimezone(dt.UTC)
+    candidate = dt.datetime.combine(moment.date(), at, tzinfo=dt.UTC)
+    if candidate <= moment:
+        candidate += dt.timedelta(days=1)
+    return candidate
+
+
+def stamp() -> str:
+    """Return the clock's time for a log line."""
+    return clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Command(BaseCommand):
+    help = (
+        "Run preparedeals then closedays now, then every day at --at (UTC), for ever; a failed "
+        "run is tried again after --retry seconds. Both commands do nothing when there is "
+        "nothing to do, so a run more is harmless. Logs go to stdout, tracebacks to stderr."
+    )
+    requires_system_checks = []  # the jobs run the checks they need; a loop must not die of one
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--at", default="00:05", help="time of day of the run, UTC (00:05)")
+        parser.add_argument("--days", type=int, default=3, help="days preparedeals makes (3)")
+        parser.add_argument(
+            "--retry", type=int, default=600, help="seconds before a failed run is retried (600)"
+        )
+        parser.add_argument(
+            "--heartbeat",
+            type=Path,
+            default=None,
+            help="file touched after every successful run (for a health check)",
+        )
+        parser.add_argument(
+            "--once", action="store_true", help="run once and exit (1 if it failed)"
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        at = check_time_of_day(options["at"])
+        days, retry = options["days"], options["retry"]
+        if not 1 <= days <= 366:
+            raise CommandError("--days must be between 1 and 366")
+        if not 1 <= retry <= 86400:
+            raise CommandError("--retry must be between 1 and 86400 seconds")
+        heartbeat: Path | None = options["heartbeat"]
+        while True:
+            succeeded = self.run_jobs(days=days)
+            if succeeded and heartbeat is not None:
+                heartbeat.touch()
+            if options["once"]:
+                if not succeeded:
+                    raise SystemExit(1)
+                return
+            if succeeded:
+                wake = next_run(after=clock.now(), at=at)
+            else:
+                wake = clock.now() + dt.timedelta(seconds=retry)
+            self.say(f"next run at {wake:%Y-%m-%dT%H:%M:%SZ}")
+            time.sleep(max(1.0, (wake - clock.now()).total_seconds()))
+
+    def run_jobs(self, *, days: int) -> bool:
+        """Run the two jobs one after the other; tell whether both succeeded.
+
+        The database connections are closed afterwards: a day's sleep holds none, and one that a
+        PostgreSQL restart broke is not reused.
+        """
+        try:
+            return self._run_jobs(days=days)
+        finally:
+            connections.close_all()
+
+    def _run_jobs(self, *, days: int) -> bool:
+        for name, arguments in (("preparedeals", [str(days)]), ("closedays", [])):
+            self.say(f"{name} starts")
+            try:
+                call_command(name, *arguments, stdout=self.stdout, stderr=self.stderr)
+            except (Exception, SystemExit) as error:
+                self.say(f"{name} failed: {type(error).__name__}: {error}")
+                traceback.print_exc(file=sys.stderr)
+                return False
+            self.say(f"{name} done")
+        return True
+
+    def say(self, text: str) -> None:
+        """Write one timestamped line to stdout, at once."""
+        self.stdout.write(f"{stamp()} scheduler: {text}")
+        self.stdout.flush()

@@ -1,0 +1,148 @@
+"""``manage.py runscheduler``: the daily jobs at start and after 00:00 UTC, retried on failure."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from django.db import OperationalError
+
+from games import clock
+from games.management.commands import preparedeals, runscheduler
+from games.models import Deal, Variant
+
+NOON = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
+AT = dt.time(0, 5)
+
+
+class Stop(Exception):
+    """Raised by the patched sleep to end the loop."""
+
+
+@pytest.mark.parametrize(
+    ("now", "expected"),
+    [
+        (NOON, dt.datetime(2026, 12, 2, 0, 5, tzinfo=dt.UTC)),
+        (
+            dt.datetime(2026, 12, 1, 0, 4, 59, tzinfo=dt.UTC),
+            dt.datetime(2026, 12, 1, 0, 5, tzinfo=dt.UTC),
+        ),
+        (
+            dt.datetime(2026, 12, 1, 0, 5, tzinfo=dt.UTC),
+            dt.datetime(2026, 12, 2, 0, 5, tzinfo=dt.UTC),
+        ),
+        (
+            dt.datetime(2026, 12, 31, 23, 59, tzinfo=dt.UTC),
+            dt.datetime(2027, 1, 1, 0, 5, tzinfo=dt.UTC),
+        ),
+        # another time zone is read as the same instant in UTC (23:00 on Nov 30)
+        (
+            dt.datetime(2026, 12, 1, 1, 0, tzinfo=dt.timezone(dt.timedelta(hours=2))),
+            dt.datetime(2026, 12, 1, 0, 5, tzinfo=dt.UTC),
+        ),
+    ],
+)
+def test_the_next_run_is_the_next_time_of_day_in_utc(now, expected) -> None:
+    assert runscheduler.next_run(after=now, at=AT) == expected
+
+
+@pytest.mark.parametrize("argument", ["--at=24:00", "--at=noon", "--days=0", "--retry=0"])
+def test_bad_arguments_are_refused_before_anything_runs(argument) -> None:
+    with pytest.raises(CommandError):
+        call_command("runscheduler", "--once", argument)
+
+
+@pytest.fixture
+def quick_deals(variants, settings):
+    """One daily variant, one attempt with a tiny solver budget: preparedeals takes no time."""
+    settings.DEAL_ATTEMPTS = 1
+    settings.DEAL_CERTIFY_SECONDS = 0.01
+    Variant.objects.exclude(slug="caprice").update(daily=False)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_run_prepares_the_deals_closes_the_days_and_touches_the_heartbeat(
+    quick_deals, tmp_path, capsys
+) -> None:
+    # given
+    heartbeat = tmp_path / "heartbeat"
+
+    # when
+    with clock.frozen(NOON):
+        call_command("runscheduler", "--once", "--days=2", f"--heartbeat={heartbeat}")
+
+    # then
+    dates = set(Deal.objects.filter(variant__slug="caprice").values_list("date", flat=True))
+    assert dates == {NOON.date(), NOON.date() + dt.timedelta(days=1)}
+    out = capsys.readouterr().out
+    assert "2026-12-01T12:00:00Z scheduler: preparedeals starts" in out
+    assert "2026-12-01 caprice" in out
+    assert "closed 0 game(s)" in out
+    assert "scheduler: closedays done" in out
+    assert heartbeat.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_run_leaves_the_heartbeat_and_is_retried_after_the_delay(
+    quick_deals, tmp_path, monkeypatch, capsys
+) -> None:
+    # given a database that fails preparedeals
+    def unavailable(**kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(preparedeals, "deals_prepare", unavailable)
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        raise Stop
+
+    monkeypatch.setattr(runscheduler.time, "sleep", sleep)
+    heartbeat = tmp_path / "heartbeat"
+
+    # when the loop runs
+    with clock.frozen(NOON), pytest.raises(Stop):
+        call_command("runscheduler", "--retry=300", f"--heartbeat={heartbeat}")
+
+    # then it said why, ran no closedays, and sleeps the retry delay
+    captured = capsys.readouterr()
+    assert "preparedeals failed: OperationalError: connection refused" in captured.out
+    assert "closedays starts" not in captured.out
+    assert "OperationalError" in captured.err  # the traceback
+    assert "next run at 2026-12-01T12:05:00Z" in captured.out
+    assert slept == [300.0]
+    assert not heartbeat.exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_after_a_successful_run_it_sleeps_until_the_next_morning(
+    quick_deals, monkeypatch, capsys
+) -> None:
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        raise Stop
+
+    monkeypatch.setattr(runscheduler.time, "sleep", sleep)
+
+    with clock.frozen(NOON), pytest.raises(Stop):
+        call_command("runscheduler", "--days=1")
+
+    assert "next run at 2026-12-02T00:05:00Z" in capsys.readouterr().out
+    assert slept == [12 * 3600 + 5 * 60]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_once_exits_1_when_the_run_failed(quick_deals, monkeypatch) -> None:
+    def unavailable(**kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(preparedeals, "deals_prepare", unavailable)
+
+    with pytest.raises(SystemExit) as stop:
+        call_command("runscheduler", "--once")
+
+    assert stop.value.code == 1
