@@ -12,6 +12,7 @@ deal (unknown variant, bad or future date, past day never dealt) is refused ``no
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 
 from games.ws.base import PatienceConsumer
@@ -31,11 +32,19 @@ class DailyConsumer(PatienceConsumer):
     async def open(self) -> None:
         kwargs = self.scope["url_route"]["kwargs"]
         watched = await live.find_deal(kwargs["slug"], kwargs["date"])
+        # Pushes that arrive while the snapshot is read and sent wait, so the snapshot comes first.
+        self.outbox = []
+        self.greeting = True
         await live.join(watched, self)
         live.watch(watched)
         self.watched = watched
         for message in await live.snapshot(watched):
             await self.send_json(message)
+        if self.outbox:
+            # Those pushes may be older than the snapshot: a fresh one after them ends on the truth.
+            self.outbox.extend(json.dumps(message) for message in await live.snapshot(watched))
+        self.greeting = False
+        self.start_sending()
 
     async def disconnect(self, code: int) -> None:
         watched, self.watched = self.watched, None
@@ -45,6 +54,7 @@ class DailyConsumer(PatienceConsumer):
         await super().disconnect(code)
 
     sending: asyncio.Task[None] | None = None
+    greeting = False
     outbox: list[str]
 
     def push(self, frames: list[str]) -> None:
@@ -53,11 +63,13 @@ class DailyConsumer(PatienceConsumer):
         watcher delays only itself. Past ``OUTBOX_LIMIT`` frames waiting, the oldest go."""
         if self.closing or self.watched is None:
             return
-        if self.sending is None:
-            self.outbox = []
         self.outbox.extend(frames)
         del self.outbox[:-OUTBOX_LIMIT]
-        if self.sending is None:
+        self.start_sending()
+
+    def start_sending(self) -> None:
+        """Send the outbox in a task of its own, unless one runs or the greeting is on its way."""
+        if self.sending is None and not self.greeting and self.outbox:
             self.sending = asyncio.get_running_loop().create_task(self.send_outbox())
 
     async def send_outbox(self) -> None:

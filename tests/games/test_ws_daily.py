@@ -192,3 +192,37 @@ async def test_an_unknown_deal_is_closed_4404(
     assert message["error"] == "not_found"
     assert message["detail"]
     assert await close_code(communicator) == 4404
+
+
+async def test_a_push_arriving_during_the_greeting_comes_after_it(
+    ws_connect: Any, deal: Deal, today: str, monkeypatch: Any
+) -> None:
+    # given a push handed to the socket while its snapshot is being read
+    from leaderboards import consumers, live
+
+    real_snapshot = live.snapshot
+    reads = []
+
+    async def slow_snapshot(watched: Any) -> Any:
+        messages = await real_snapshot(watched)
+        if not reads:
+            for member in list(live._hub.members.get(watched.deal_id, ())):
+                member.push(['{"type": "progress", "players": []}'])
+        reads.append(watched)
+        return messages
+
+    monkeypatch.setattr(consumers.live, "snapshot", slow_snapshot)
+
+    # when a watcher connects
+    communicator = await ws_connect(f"/ws/daily/box-kite/{today}/")
+    received = [await receive(communicator) for _ in range(5)]
+
+    # then the snapshot comes first, the held push after it, and a fresh snapshot last
+    assert [message["type"] for message in received] == [
+        "leaderboard",
+        "presence",
+        "progress",
+        "leaderboard",
+        "presence",
+    ]
+    assert len(reads) == 2

@@ -244,6 +244,7 @@ async def test_a_slow_watcher_delays_only_itself() -> None:
     class Watcher(DailyConsumer):
         def __init__(self, name: str) -> None:  # no socket behind it
             self.name, self.watched, self.closing = name, object(), False
+            self.outbox = []
 
         async def send(self, text_data=None, bytes_data=None, close=False) -> None:
             if self.name == "slow":
