@@ -33,7 +33,7 @@ function statsTable(profile, names) {
   const headers = [t("Game"), t("Played"), t("Won"), t("Win rate"), t("Current streak"), t("Best streak"), t("Average moves")];
   return h(
     "table",
-    { class: "stats", id: "player-stats", "aria-labelledby": "stats-title" },
+    { class: "variant-stats", id: "player-stats", "aria-labelledby": "stats-title" },
     h("thead", {}, h("tr", {}, headers.map((label, i) => h("th", { scope: "col", class: i ? "num" : null }, label)))),
     h("tbody", {}, rows.length ? rows : h("tr", {}, h("td", { colspan: 7 }, t("No daily game yet.")))),
   );
@@ -42,12 +42,13 @@ function statsTable(profile, names) {
 /** Return an SVG bar chart of cards home per result (oldest left), with a text alternative. */
 export function resultsChart(results, totals) {
   const shown = results.slice(0, CHART_DAYS).reverse();
-  const width = 12 * Math.max(shown.length, 1);
+  const width = 12 * CHART_DAYS; // bars keep their width however few results there are
   const height = 60;
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.setAttribute("class", "chart");
+  svg.setAttribute("preserveAspectRatio", "xMinYMax meet");
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-labelledby", "chart-title chart-desc");
   const title = document.createElementNS(ns, "title");
