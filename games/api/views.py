@@ -237,6 +237,7 @@ class DailyDetailView(ApiView):
 class DailyHistoryView(ApiView):
     @extend_schema(
         tags=["daily"],
+        operation_id="daily_history",
         summary="A daily variant's deals up to today, newest first, paged by date",
         parameters=[docs.SLUG, docs.BEFORE, docs.DEALS_LIMIT],
         responses=docs.responses({200: docs.DealHistoryBody}, E.INVALID, E.NOT_FOUND),
