@@ -115,3 +115,17 @@ def test_history_refuses_bad_input_and_variants_without_deals(variants) -> None:
     assert answers["bad date"].json()["field"] == "before"
     assert answers["bad limit"].json()["field"] == "limit"
     assert answers["unknown"].json()["error"] == "not_found"
+
+
+def test_a_history_page_costs_three_queries_however_many_deals(
+    variants, django_assert_num_queries
+) -> None:
+    # given ten days of Box Kite deals
+    for n in range(10):
+        with clock.frozen(days(n)):
+            APIClient().get("/api/daily/")
+
+    # when / then: the variant, the first day, one page of deals with their counts
+    with clock.frozen(days(9)), django_assert_num_queries(3):
+        answer = APIClient().get("/api/daily/box-kite/", {"limit": 10})
+    assert len(answer.json()["deals"]) == 10

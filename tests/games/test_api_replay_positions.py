@@ -136,3 +136,19 @@ def test_positions_refuse_bad_pages_and_unknown_games(join) -> None:
     ]
     assert missing.status_code == 404
     assert missing.json()["error"] == "not_found"
+
+
+def test_positions_are_not_served_for_a_forged_game_id(join) -> None:
+    # given a signed-in player
+    alice = join("Alice")
+
+    # when they ask for ids that cannot be games
+    answers = [
+        alice.get("/api/games/" + "x" * 64 + "/replay/positions/"),
+        alice.get("/api/games/a%00b/replay/positions/"),
+        alice.get("/api/games/../replay/positions/"),
+    ]
+
+    # then each is a JSON 404, never a 500
+    assert [answer.status_code for answer in answers] == [404, 404, 404]
+    assert all(answer.json()["error"] == "not_found" for answer in answers)
