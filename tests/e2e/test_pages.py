@@ -21,6 +21,20 @@ def nickname(prefix: str) -> str:
     return f"{prefix}{next(_names)}"
 
 
+def console_errors(page: Any) -> list[str]:
+    """Return the list the page's console errors will be added to (a failed request included),
+    but for the anonymous visitor's ``GET /api/me/``: api.md answers it 401, which the browser
+    logs before the page learns it has no player."""
+    errors: list[str] = []
+
+    def note(message: Any) -> None:
+        if message.type == "error" and not message.location.get("url", "").endswith("/api/me/"):
+            errors.append(f"{message.text} ({message.location.get('url')})")
+
+    page.on("console", note)
+    return errors
+
+
 def join_as_guest(page: Any, name: str) -> None:
     page.goto("/")
     page.fill("#identity-nickname", name)
@@ -58,6 +72,7 @@ def play_moves(page: Any, game: dict[str, Any], count: int) -> dict[str, Any]:
 def test_a_finished_daily_shows_rank_streak_and_a_spoiler_free_share_text(new_page: Any) -> None:
     # given a player who plays two moves of today's Castile and resigns
     page = new_page()
+    errors = console_errors(page)
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     name = nickname("Dora")
     join_as_guest(page, name)
@@ -128,6 +143,7 @@ def test_a_finished_daily_shows_rank_streak_and_a_spoiler_free_share_text(new_pa
     today.wait_for()
     assert today.get_attribute("href") == f"#/daily/castile/{game['date']}"
     page.screenshot(path="/tmp/e2e-pages-days.png")
+    assert errors == []
 
 
 def test_a_second_browser_sees_the_first_players_progress_live(new_page: Any) -> None:
@@ -137,6 +153,7 @@ def test_a_second_browser_sees_the_first_players_progress_live(new_page: Any) ->
     join_as_guest(player, name)
     game = call(player, "POST", "/api/games/", {"variant": "castile", "mode": "daily"})
     spectator = new_page()
+    errors = console_errors(spectator) + console_errors(player)
     spectator.goto(f"/#/daily/castile/{game['date']}")
     spectator.wait_for_selector("#live-state[data-state='open']")
 
@@ -152,11 +169,13 @@ def test_a_second_browser_sees_the_first_players_progress_live(new_page: Any) ->
     assert player.inner_text('li.deal[data-variant="castile"] button.play') == (
         "Continue today's deal"
     )
+    assert errors == []
 
 
 def test_the_replay_viewer_steps_through_a_finished_game(new_page: Any) -> None:
     # given a player's practice game of Castile, three moves then resigned
     page = new_page()
+    errors = console_errors(page)
     join_as_guest(page, nickname("Finn"))
     game = call(page, "POST", "/api/games/", {"variant": "castile", "mode": "practice"})
     game = play_moves(page, game, 3)
@@ -206,3 +225,4 @@ def test_the_replay_viewer_steps_through_a_finished_game(new_page: Any) -> None:
     at(3)
     page.wait_for_selector("#replay-play[aria-pressed='false']")
     page.screenshot(path="/tmp/e2e-pages-replay.png")
+    assert errors == []
