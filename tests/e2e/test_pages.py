@@ -160,15 +160,43 @@ def test_a_second_browser_sees_the_first_players_progress_live(new_page: Any) ->
     # when the player makes moves
     play_moves(player, game, 2)
 
-    # then the spectator sees them without reloading, and the player's name leads to their page
+    # then the spectator sees them without reloading
     spectator.locator("#live-feed li", has_text=name).first.wait_for(timeout=15_000)
+
+    # then the player's home shows the game in progress with its cards home
     player.goto("/")
     status = player.locator('li.deal[data-variant="castile"] .my-status')
     status.wait_for()
     assert status.get_attribute("data-status") == "playing"
+    assert re.fullmatch(r"In progress: \d+ cards? home", status.inner_text())
     assert player.inner_text('li.deal[data-variant="castile"] button.play') == (
         "Continue today's deal"
     )
+
+    # when the player's table says the game is over (it resigned from another tab)
+    player.goto(f"/#/play/{game['id']}")
+    player.wait_for_selector("#view[data-ready='play']")
+    assert player.locator("#result-panel").count() == 0
+    over = call(player, "POST", f"/api/games/{game['id']}/resign/")
+    player.evaluate(
+        "game => document.dispatchEvent(new CustomEvent('game-over', {detail: {game}}))", over
+    )
+
+    # then the end-of-game panel opens with the focus on its heading
+    player.wait_for_selector("#result-panel")
+    assert player.evaluate("document.activeElement.id") == "result-title"
+    player.wait_for_selector("#share-text")
+
+    # then the spectator's board ranks the game, and its name leads to the player's page
+    row = spectator.locator(f'#leaderboard-rows tr[data-player="{name}"]')
+    row.wait_for(timeout=15_000)
+    row.locator(f"a[href='#/players/{name}']").click()
+    spectator.wait_for_selector('#player-stats tr[data-variant="castile"]')
+    player.goto("/")
+    status = player.locator('li.deal[data-variant="castile"] .my-status')
+    status.wait_for()
+    assert status.get_attribute("data-status") == "resigned"
+    assert player.inner_text('li.deal[data-variant="castile"] button.play') == "See my game"
     assert errors == []
 
 
@@ -199,9 +227,16 @@ def test_the_replay_viewer_steps_through_a_finished_game(new_page: Any) -> None:
         want = expected(ply)
         assert {p: c[-1] for p, c in shown.items()} == {p: c[-1] for p, c in want.items()}
 
-    # when they open its replay, then the deal is drawn and the move list has every move
-    page.goto(f"/#/replay/{game['id']}")
+    # when they open the finished game, then its panel gives the result only, and a replay link
+    page.goto(f"/#/play/{game['id']}")
+    page.wait_for_selector("#result-panel")
+    assert page.locator("#result-rank, #share-text, #result-countdown").count() == 0
+    assert "never reaches a leaderboard" in page.inner_text("#result-panel")
+
+    # when they follow it, then the deal is drawn and the move list has every move
+    page.click("#result-replay")
     at(0)
+    assert page.locator("#result-panel").count() == 0
     assert page.locator("#move-list button.move").count() == 4
     assert page.is_disabled("#replay-back")
 
