@@ -84,7 +84,7 @@ export function resultsChart(results, totals) {
 export async function playerView(root, nickname) {
   const message = h("div", { class: "messages", "aria-live": "polite", id: "player-message" });
   const heading = h("h2", { id: "player-title" }, nickname);
-  const statsArea = h("div", { id: "stats-area" });
+  const statsArea = h("div", { id: "stats-area", class: "table-scroll" });
   const chartArea = h("figure", { class: "chart-area", id: "player-chart" });
   const history = h("tbody", { id: "history-rows" });
   const pager = h("div", { class: "pager" });
@@ -102,6 +102,9 @@ export async function playerView(root, nickname) {
       h("h3", { id: "history-title" }, t("History")),
       h("p", {}, h("label", { for: "history-variant" }, t("Show")), " ", filter),
       h(
+        "div",
+        { class: "table-scroll" },
+        h(
         "table",
         { class: "history", "aria-labelledby": "history-title" },
         h(
@@ -116,6 +119,7 @@ export async function playerView(root, nickname) {
           ),
         ),
         history,
+      ),
       ),
       pager,
     ),

@@ -139,15 +139,11 @@ export async function replayView(root, gameId) {
     mount(boardArea, board);
     fitFans(board);
     boardArea.dataset.ply = String(ply);
+    const home = tn("{count} card home", "{count} cards home", position.foundation_cards);
     where.textContent =
       ply === 0
-        ? t("The deal · {home} cards home", { home: position.foundation_cards })
-        : t("Move {ply} of {moves}: {move} · {home} cards home", {
-            ply,
-            moves: total - 1,
-            move: moveText(position.move),
-            home: position.foundation_cards,
-          });
+        ? `${t("The deal")} · ${home}`
+        : `${t("Move {ply} of {moves}: {move}", { ply, moves: total - 1, move: moveText(position.move) })} · ${home}`;
     for (const item of list.querySelectorAll("button.move")) {
       if (Number(item.dataset.ply) === ply) {
         item.setAttribute("aria-current", "step");
