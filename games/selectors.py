@@ -9,9 +9,11 @@ from typing import Any
 from django.db.models import Count, Q
 
 from games import clock
+from games.engine import apply_move, deal, parse_move, parse_seed, player_view
 from games.errors import ErrorCode, ServiceError
-from games.models import Deal, Game, Player, Variant
+from games.models import Deal, Game, Move, Player, Variant
 from games.payloads import day_is_over, deal_payload
+from games.rulesets import compiled
 
 
 def variant_list() -> list[Variant]:
@@ -147,3 +149,103 @@ def player_games(
         games = games.filter(status__in=GAME_STATUSES[status])
     page = games.select_related("variant", "deal", "player").order_by("-started_at", "-id")
     return games.count(), list(page[offset : offset + limit])
+
+
+PAST_DEALS_LIMIT = 31
+
+
+def check_before(text: Any) -> dt.date | None:
+    """Return the ``before`` date of a query (``YYYY-MM-DD``), None when absent; raise
+    ``invalid`` for anything else."""
+    if text is None:
+        return None
+    try:
+        return check_date(str(text))
+    except ServiceError:
+        raise ServiceError(
+            ErrorCode.INVALID, "'before' is a date (YYYY-MM-DD).", field="before"
+        ) from None
+
+
+def past_deals(slug: str, *, before: dt.date | None, limit: int) -> dict[str, Any]:
+    """Return the deals of the daily variant ``slug`` made up to today, newest first, dated
+    before ``before`` when given, at most ``limit`` of them.
+
+    A deal made ahead of its day (``preparedeals``) is never listed; today's deal is, with its
+    seed withheld as everywhere. A past day's games left playing count as finished: its day is
+    over, so they are closed as resigned when next read.
+    """
+    variant = access_variant(slug)
+    if not variant.daily:
+        raise ServiceError(ErrorCode.NOT_FOUND, f"{variant.name} has no daily deal.")
+    today = clock.today()
+    deals = Deal.objects.filter(variant=variant, date__lte=today)
+    first = deals.order_by("date").values_list("date", flat=True).first()
+    if before is not None:
+        deals = deals.filter(date__lt=before)
+    rows = list(
+        deals.select_related("variant")
+        .annotate(
+            players=Count("games"),
+            finished=Count("games", filter=~Q(games__status=Game.Status.PLAYING)),
+        )
+        .order_by("-date")[: limit + 1]
+    )
+    more = len(rows) > limit
+    rows = rows[:limit]
+    return {
+        "variant": variant.slug,
+        "first": first.isoformat() if first else None,
+        "today": today.isoformat(),
+        "deals": [
+            deal_payload(
+                deal,
+                players=deal.players,
+                finished=deal.players if deal.date < today else deal.finished,
+            )
+            for deal in rows
+        ],
+        "next_before": rows[-1].date.isoformat() if more and rows else None,
+    }
+
+
+POSITIONS_LIMIT = 100
+
+
+def replay_positions(game: Game, *, offset: int, limit: int) -> dict[str, Any]:
+    """Return the positions of ``game`` from ply ``offset`` on, at most ``limit`` of them, each
+    as its player saw it (face-down and stock cards as None), with the move that led to it.
+
+    Position 0 is the deal; position n follows the n-th move of the log (undo included). The
+    caller checks access (``access_replay``): the positions show no more than the game object
+    did at each ply, so they need no seed and reveal none.
+    """
+    log = list(Move.objects.filter(game_id=game.pk).order_by("ply").values_list("move", flat=True))
+    state = deal(compiled(game.rules), parse_seed(game.seed))
+    end = min(len(log), offset + limit - 1)
+    entries: list[dict[str, Any]] = []
+
+    def keep(ply: int, move: dict[str, Any] | None) -> None:
+        entries.append(
+            {
+                "ply": ply,
+                "move": move,
+                "state": player_view(state),
+                "foundation_cards": state.foundation_cards(),
+            }
+        )
+
+    if offset == 0:
+        keep(0, None)
+    for index, raw in enumerate(log[:end]):
+        state = apply_move(state, parse_move(raw))
+        if index + 1 >= offset:
+            keep(index + 1, raw)
+    return {
+        "game": game.pk,
+        "status": game.status,
+        "total": len(log) + 1,
+        "offset": offset,
+        "limit": limit,
+        "positions": entries,
+    }

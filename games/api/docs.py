@@ -312,3 +312,46 @@ LIMIT = OpenApiParameter(
     {"type": "integer", "minimum": 1, "maximum": PAGE_LIMIT, "default": PAGE_LIMIT},
     description=f"How many entries to answer (at most {PAGE_LIMIT}).",
 )
+BEFORE = OpenApiParameter(
+    "before",
+    {"type": "string", "pattern": DATE_PATTERN},
+    description="YYYY-MM-DD: only deals of earlier days (the previous page's `next_before`).",
+)
+DEALS_LIMIT = OpenApiParameter(
+    "limit",
+    {"type": "integer", "minimum": 1, "maximum": PAGE_LIMIT, "default": 31},
+    description=f"How many deals to answer (at most {PAGE_LIMIT}).",
+)
+POSITIONS_LIMIT = OpenApiParameter(
+    "limit",
+    {"type": "integer", "minimum": 1, "maximum": PAGE_LIMIT, "default": PAGE_LIMIT},
+    description=f"How many positions to answer (at most {PAGE_LIMIT}).",
+)
+
+
+class DealHistoryBody(serializers.Serializer):
+    variant = serializers.SlugField()
+    first = serializers.DateField(allow_null=True, help_text="The variant's first deal's day.")
+    today = serializers.DateField(help_text="Today (UTC), the last day that can be listed.")
+    deals = DealBody(many=True, help_text="Newest first; a seed only once its day has ended.")
+    next_before = serializers.DateField(
+        allow_null=True, help_text="Pass as `before` for the next page; null on the last."
+    )
+
+
+class PositionBody(serializers.Serializer):
+    ply = serializers.IntegerField(help_text="0 is the deal; n follows the n-th move.")
+    move = serializers.JSONField(
+        allow_null=True, help_text="The MOVE that led here (as in the replay); null at ply 0."
+    )
+    state = StateBody(help_text="As the player saw it: face-down and stock cards null.")
+    foundation_cards = serializers.IntegerField()
+
+
+class PositionsBody(serializers.Serializer):
+    game = serializers.CharField()
+    status = serializers.ChoiceField(choices=["playing", "won", "resigned"])
+    total = serializers.IntegerField(help_text="Positions of the whole game: moves + 1.")
+    offset = serializers.IntegerField()
+    limit = serializers.IntegerField()
+    positions = PositionBody(many=True)

@@ -234,6 +234,23 @@ class DailyDetailView(ApiView):
         return Response(selectors.daily_entry(deal, with_rules=True))
 
 
+class DailyHistoryView(ApiView):
+    @extend_schema(
+        tags=["daily"],
+        operation_id="daily_history",
+        summary="A daily variant's deals up to today, newest first, paged by date",
+        parameters=[docs.SLUG, docs.BEFORE, docs.DEALS_LIMIT],
+        responses=docs.responses({200: docs.DealHistoryBody}, E.INVALID, E.NOT_FOUND),
+    )
+    def get(self, request: Request, slug: str) -> Response:
+        params = request.query_params
+        _, limit = selectors.check_page(
+            None, params.get("limit"), default=selectors.PAST_DEALS_LIMIT
+        )
+        before = selectors.check_before(params.get("before"))
+        return Response(selectors.past_deals(slug, before=before, limit=limit))
+
+
 # --- games ----------------------------------------------------------------------------------
 
 
@@ -376,6 +393,29 @@ class GameReplayView(ApiView):
     def get(self, request: Request, game_id: str) -> Response:
         game = selectors.access_replay(game_id, _player(request))
         return Response(payloads.replay_payload(services.game_close_if_expired(game=game)))
+
+
+class GameReplayPositionsView(ApiView):
+    @extend_schema(
+        tags=["games"],
+        summary="A game's positions ply by ply, as its player saw them (same access as replay)",
+        parameters=[docs.GAME_ID, docs.OFFSET, docs.POSITIONS_LIMIT],
+        responses=docs.responses(
+            {200: docs.PositionsBody},
+            E.INVALID,
+            E.NOT_AUTHENTICATED,
+            E.FORBIDDEN,
+            E.NOT_FOUND,
+        ),
+    )
+    def get(self, request: Request, game_id: str) -> Response:
+        params = request.query_params
+        offset, limit = selectors.check_page(
+            params.get("offset"), params.get("limit"), default=selectors.POSITIONS_LIMIT
+        )
+        game = selectors.access_replay(game_id, _player(request))
+        game = services.game_close_if_expired(game=game)
+        return Response(selectors.replay_positions(game, offset=offset, limit=limit))
 
 
 class NotFoundView(ApiView):

@@ -55,7 +55,13 @@ def test_a_move_whose_type_is_not_a_string_is_invalid(join, kind) -> None:
 
 @pytest.mark.parametrize(
     "path",
-    ["/api/", "/api/nothing/", "/api/variants", "/api/games/a%00b/", "/api/daily/caprice/"],
+    [
+        "/api/",
+        "/api/nothing/",
+        "/api/variants",
+        "/api/games/a%00b/",
+        "/api/daily/caprice/2026-12-01/x/",
+    ],
 )
 def test_an_unknown_api_path_is_a_json_404(path: str) -> None:
     answer = APIClient().get(path)
@@ -147,12 +153,14 @@ API_PATHS = [
     "/api/variants/",
     "/api/variants/{slug}/",
     "/api/daily/",
+    "/api/daily/{slug}/",
     "/api/daily/{slug}/{date}/",
     "/api/games/",
     "/api/games/{game_id}/",
     "/api/games/{game_id}/moves/",
     "/api/games/{game_id}/resign/",
     "/api/games/{game_id}/replay/",
+    "/api/games/{game_id}/replay/positions/",
     "/api/games/{game_id}/hint/",
     "/api/leaderboards/{slug}/{date}/",
     "/api/leaderboards/{slug}/all-time/",

@@ -1,18 +1,34 @@
-// Daily Patience: the single-page client. Hash routes: #/ (home), #/play/<id>, #/daily/<slug>/<date>.
+// Daily Patience: the single-page client. Hash routes: #/ (home), #/play/<id>, #/daily/<slug>/<date>,
+// #/players/<nickname>, #/days/<slug>, #/replay/<id>.
+import { daysView } from "./days.js";
 import { homeView } from "./home.js";
 import { loadIdentity, onIdentityChange, renderIdentity, session } from "./identity.js";
 import { leaderboardView } from "./leaderboard.js";
 import { playView } from "./play.js";
+import { playerView } from "./player.js";
+import { replayView } from "./replay.js";
+import "./result.js";
 
 const root = document.getElementById("view");
 const identityArea = document.getElementById("identity");
 let cleanup = null;
 let routeCount = 0;
 
+function decodePart(part) {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part; // a malformed escape reads as typed
+  }
+}
+
 function parseRoute() {
-  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodePart);
   if (parts[0] === "play" && parts[1]) return { name: "play", id: parts[1] };
   if (parts[0] === "daily" && parts[1] && parts[2]) return { name: "leaderboard", slug: parts[1], date: parts[2] };
+  if (parts[0] === "players" && parts[1]) return { name: "player", nickname: parts[1] };
+  if (parts[0] === "days") return { name: "days", slug: parts[1] || null };
+  if (parts[0] === "replay" && parts[1]) return { name: "replay", id: parts[1] };
   return { name: "home" };
 }
 
@@ -25,6 +41,9 @@ async function route() {
   let close = null;
   if (where.name === "play") close = await playView(root, where.id);
   else if (where.name === "leaderboard") close = await leaderboardView(root, where.slug, where.date);
+  else if (where.name === "player") close = await playerView(root, where.nickname);
+  else if (where.name === "days") close = await daysView(root, where.slug);
+  else if (where.name === "replay") close = await replayView(root, where.id);
   else close = await homeView(root);
   if (current !== routeCount) {
     if (close) close();
@@ -32,6 +51,7 @@ async function route() {
   }
   cleanup = close;
   root.dataset.ready = where.name;
+  document.dispatchEvent(new CustomEvent("view-ready", { detail: where }));
 }
 
 let started = false;

@@ -1,52 +1,96 @@
-// Home: today's daily deals of every variant, with play, practice and leaderboard links.
+// Home: today's daily deals with my status on each, difficulty and certification, live counts,
+// a countdown to the next deal, and links to play, the board, past days and the rules.
 import { api } from "./api.js";
+import { countdown } from "./countdown.js";
 import { h, mount, say } from "./dom.js";
+import { t, tn } from "./i18n.js";
 import { askForIdentity, session } from "./identity.js";
 
 export async function homeView(root) {
   const message = h("div", { class: "messages", "aria-live": "polite", id: "home-message" });
   const list = h("ul", { class: "deals", id: "deals", "aria-busy": "true" });
+  const clock = countdown({ id: "next-deal", onNewDay: () => window.dispatchEvent(new HashChangeEvent("hashchange")) });
   mount(
     root,
     h(
       "section",
       { class: "home", "aria-labelledby": "today-title" },
-      h("h2", { id: "today-title" }, "Today's deals"),
+      h("div", { class: "home-head" }, h("h2", { id: "today-title" }, t("Today's deals")), clock.el),
       h(
         "p",
         { class: "intro" },
-        "Every player gets the same deal of each game today. Play it, and once the server has " +
-          "replayed your moves, your result joins the day's leaderboard. Tomorrow the seed is " +
-          "revealed, so anyone can re-derive the deal and check it.",
+        t(
+          "Every player gets the same deal of each game today. Play it, and once the server has " +
+            "replayed your moves, your result joins the day's leaderboard. Tomorrow the seed is " +
+            "revealed, so anyone can re-derive the deal and check it.",
+        ),
       ),
       message,
       list,
     ),
   );
+  const stop = () => clock.stop();
   let daily;
   let variants;
   try {
     [daily, variants] = await Promise.all([api("GET", "/api/daily/"), api("GET", "/api/variants/")]);
   } catch (error) {
-    say(message, `Today's deals cannot be loaded: ${error.detail}`, "error");
+    say(message, t("Today's deals cannot be loaded: {detail}", { detail: error.detail }), "error");
     list.removeAttribute("aria-busy");
-    return null;
+    return stop;
   }
+  const mine = await myTodaysGames(daily);
   const bySlug = new Map(variants.map((variant) => [variant.slug, variant]));
-  const items = daily.map((deal) => dealItem(deal, bySlug.get(deal.variant), message));
+  const items = daily.map((deal) => dealItem(deal, bySlug.get(deal.variant), mine.get(deal.variant), message));
   for (const variant of variants) {
     if (!daily.some((deal) => deal.variant === variant.slug)) {
-      items.push(dealItem(null, variant, message));
+      items.push(dealItem(null, variant, null, message));
     }
   }
   mount(list, items);
   list.removeAttribute("aria-busy");
-  return null;
+  return stop;
+}
+
+/** Return my daily games of today by variant, each with its rank once ranked. */
+async function myTodaysGames(daily) {
+  const found = new Map();
+  if (!session.player || !daily.length) return found;
+  const dates = new Set(daily.map((deal) => deal.date));
+  try {
+    const answer = await api("GET", "/api/me/games/?limit=100");
+    for (const game of answer.games) {
+      if (game.mode === "daily" && dates.has(game.date) && !found.has(game.variant)) {
+        found.set(game.variant, { game, entry: null, total: null });
+      }
+    }
+  } catch (error) {
+    console.warn(error);
+    return found;
+  }
+  const nickname = encodeURIComponent(session.player.nickname);
+  await Promise.all(
+    [...found.values()]
+      .filter((mine) => mine.game.status !== "playing")
+      .map(async (mine) => {
+        try {
+          const board = await api(
+            "GET",
+            `/api/leaderboards/${mine.game.variant}/${mine.game.date}/?player=${nickname}&limit=1`,
+          );
+          mine.entry = board.player_entry || null;
+          mine.total = board.total;
+        } catch (error) {
+          console.warn(error);
+        }
+      }),
+  );
+  return found;
 }
 
 async function startGame(body, message, buttons) {
   if (!session.player) {
-    askForIdentity("Pick a nickname first (or log in), then start the game.");
+    askForIdentity(t("Pick a nickname first (or log in), then start the game."));
     return;
   }
   for (const button of buttons) button.disabled = true;
@@ -60,67 +104,125 @@ async function startGame(body, message, buttons) {
   }
 }
 
-function dealItem(deal, variant, message) {
+/** The sentence of my status on today's deal. */
+function statusText(mine) {
+  if (!mine) return t("Not started");
+  const { game, entry, total } = mine;
+  if (game.status === "playing") {
+    return tn("In progress: {count} card home", "In progress: {count} cards home", game.foundation_cards);
+  }
+  const result =
+    game.status === "won"
+      ? t("Won in {moves} moves", { moves: game.ply })
+      : tn("Resigned with {count} card home", "Resigned with {count} cards home", game.foundation_cards);
+  if (!entry) return `${result} · ${t("being verified")}`;
+  return `${result} · ${t("rank {rank} of {total}", { rank: entry.rank, total })}`;
+}
+
+function difficultyFacts(deal) {
+  const facts = [];
+  if (deal.difficulty) {
+    facts.push(
+      h(
+        "div",
+        { class: "difficulty" },
+        h("dt", {}, t("Difficulty")),
+        h(
+          "dd",
+          { "aria-label": t("{level} out of 5", { level: deal.difficulty }) },
+          h("span", { class: "pips", "aria-hidden": "true" }, "●".repeat(deal.difficulty) + "○".repeat(5 - deal.difficulty)),
+          " ",
+          h("span", { "aria-hidden": "true" }, `${deal.difficulty}/5`),
+        ),
+      ),
+    );
+  }
+  facts.push(
+    h(
+      "div",
+      { class: "certified" },
+      h("dt", {}, t("Deal")),
+      h(
+        "dd",
+        { dataset: { certified: deal.certified ? "yes" : "no" } },
+        deal.certified ? `✓ ${t("Proved winnable")}` : t("Not proved winnable"),
+      ),
+    ),
+  );
+  return facts;
+}
+
+function dealItem(deal, variant, mine, message) {
   const slug = (deal && deal.variant) || variant.slug;
   const name = (variant && variant.name) || slug;
   const headingId = `deal-${slug}`;
-  const play = h("button", { type: "button", class: "play", dataset: { variant: slug } }, "Play today's deal");
-  const practice = h("button", { type: "button", class: "secondary practice" }, "Practice");
+  const playing = mine && mine.game.status === "playing";
+  const over = mine && mine.game.status !== "playing";
+  const label = over ? t("See my game") : playing ? t("Continue today's deal") : t("Play today's deal");
+  const play = h("button", { type: "button", class: "play", dataset: { variant: slug } }, label);
+  const practice = h("button", { type: "button", class: "secondary practice" }, t("Practice"));
   const seedId = `seed-${slug}`;
-  const seed = h("input", { id: seedId, class: "seed-text", placeholder: "any text, or blank" });
+  const seed = h("input", { id: seedId, class: "seed-text", placeholder: t("any text, or blank") });
   const buttons = [play, practice];
-  play.addEventListener("click", () => startGame({ variant: slug, mode: "daily" }, message, buttons));
+  play.addEventListener("click", () => {
+    if (mine) location.hash = `#/play/${encodeURIComponent(mine.game.id)}`;
+    else startGame({ variant: slug, mode: "daily" }, message, buttons);
+  });
   practice.addEventListener("click", () => {
     const body = { variant: slug, mode: "practice" };
     if (seed.value.trim()) body.seed = seed.value.trim();
     startGame(body, message, buttons);
   });
   if (!deal) play.disabled = true;
+  const links = [];
+  if (deal) {
+    links.push(h("a", { class: "leaderboard-link", href: `#/daily/${slug}/${deal.date}` }, t("Today's board")));
+    links.push(h("a", { class: "days-link", href: `#/days/${slug}` }, t("Past days")));
+  }
+  links.push(h("a", { class: "rules-link", href: `/rules/${encodeURIComponent(slug)}/` }, t("Rules")));
   return h(
     "li",
-    { class: "deal", dataset: { variant: slug }, "aria-labelledby": headingId },
+    { class: "deal", dataset: { variant: slug, status: mine ? mine.game.status : "new" }, "aria-labelledby": headingId },
     h("h3", { id: headingId }, name),
     h("p", { class: "description" }, (variant && variant.description) || ""),
+    deal ? h("p", { class: "my-status", dataset: { status: mine ? mine.game.status : "new" } }, statusText(mine)) : null,
     deal
       ? h(
           "dl",
           { class: "facts" },
-          h("div", {}, h("dt", {}, "Players"), h("dd", { class: "players" }, deal.players)),
-          h("div", {}, h("dt", {}, "Finished"), h("dd", { class: "finished" }, deal.finished)),
+          difficultyFacts(deal),
+          h("div", {}, h("dt", {}, t("Players")), h("dd", { class: "players" }, deal.players)),
+          h("div", {}, h("dt", {}, t("Finished")), h("dd", { class: "finished" }, deal.finished)),
           h(
             "div",
             { class: "commitment" },
-            h("dt", {}, "Commitment"),
+            h("dt", {}, t("Commitment")),
             h(
               "dd",
               {},
               h(
                 "code",
                 {
-                  title:
-                    `SHA-256 of today's secret deal seed: ${deal.commitment}. ` +
-                    "The seed is revealed tomorrow, so anyone can check it matches and re-derive the deal.",
+                  title: t(
+                    "SHA-256 of today's secret deal seed: {commitment}. The seed is revealed tomorrow, " +
+                      "so anyone can check it matches and re-derive the deal.",
+                    { commitment: deal.commitment },
+                  ),
                 },
                 `${deal.commitment.slice(0, 12)}…`,
               ),
             ),
           ),
         )
-      : h("p", {}, "No daily deal today."),
+      : h("p", {}, t("No daily deal today.")),
     h("div", { class: "actions" }, play),
     h(
       "div",
       { class: "practice-row" },
-      h("label", { for: seedId }, "Practice seed"),
+      h("label", { for: seedId }, t("Practice seed")),
       seed,
       practice,
     ),
-    deal
-      ? h(
-          "a",
-          { class: "leaderboard-link", href: `#/daily/${slug}/${deal.date}` },
-          `Leaderboard of ${deal.date}`,
-        )
-      : null,
+    h("nav", { class: "deal-links", "aria-label": t("{name}: more", { name }) }, links),
   );
 }

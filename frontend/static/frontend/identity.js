@@ -1,6 +1,7 @@
 // Who is playing: the nickname in the header, the guest / log in / register form, and logout.
 import { api } from "./api.js";
 import { h, mount, say } from "./dom.js";
+import { t } from "./i18n.js";
 
 export const session = { player: null, known: false };
 const listeners = new Set();
@@ -41,7 +42,16 @@ export function renderIdentity(area) {
     });
     mount(
       area,
-      h("p", { class: "who" }, "Playing as ", h("strong", { id: "nickname" }, session.player.nickname)),
+      h(
+        "p",
+        { class: "who" },
+        "Playing as ",
+        h(
+          "a",
+          { href: `#/players/${encodeURIComponent(session.player.nickname)}`, id: "my-page", title: t("My page") },
+          h("strong", { id: "nickname" }, session.player.nickname),
+        ),
+      ),
       logout,
     );
     return;

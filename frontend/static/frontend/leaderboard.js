@@ -1,6 +1,7 @@
 // The leaderboard of one daily deal, kept live by the deal's WebSocket.
 import { api, socketUrl } from "./api.js";
 import { h, mount, say, formatDuration } from "./dom.js";
+import { t } from "./i18n.js";
 import { session } from "./identity.js";
 
 const STATUS_WORDS = { won: "won", resigned: "resigned", playing: "playing" };
@@ -48,6 +49,8 @@ export async function leaderboardView(root, slug, date) {
     ),
   );
 
+  // Replays of a daily deal's games open to everyone once its (UTC) day is over.
+  const dayOver = date < new Date().toISOString().slice(0, 10);
   const showEntries = (entries) => {
     if (!entries.length) {
       mount(body, h("tr", {}, h("td", { colspan: 6, class: "empty" }, "No finished game yet.")));
@@ -60,7 +63,14 @@ export async function leaderboardView(root, slug, date) {
           "tr",
           { class: session.player && session.player.nickname === entry.player ? "me" : null, dataset: { player: entry.player } },
           h("td", { class: "rank" }, entry.rank),
-          h("th", { scope: "row", class: "player" }, entry.player),
+          h(
+            "th",
+            { scope: "row", class: "player" },
+            h("a", { href: `#/players/${encodeURIComponent(entry.player)}` }, entry.player),
+            dayOver && entry.game
+              ? h("a", { class: "replay-link", href: `#/replay/${encodeURIComponent(entry.game)}`, "aria-label": t("Replay of {player}'s game", { player: entry.player }) }, ` ▶ ${t("replay")}`)
+              : null,
+          ),
           h("td", { class: `status ${entry.status}` }, STATUS_WORDS[entry.status] || entry.status),
           h("td", { class: "num" }, entry.foundation_cards),
           h("td", { class: "num" }, entry.moves),
