@@ -35,7 +35,6 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
-E2E_DATABASE = "daily_patience_e2e"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -95,9 +94,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     base_url = os.environ.get("DATABASE_URL", "")
     postgres = base_url.startswith(("postgres://", "postgresql://"))
     if postgres:
-        postgres_admin(base_url, f'DROP DATABASE IF EXISTS "{E2E_DATABASE}" WITH (FORCE)')
-        postgres_admin(base_url, f'CREATE DATABASE "{E2E_DATABASE}"')
-        env["DATABASE_URL"] = with_database(base_url, E2E_DATABASE)
+        # Named after the configured database, so two checkouts' runs never drop each other's.
+        name = f"{urlsplit(base_url).path.lstrip('/') or 'daily_patience'}_e2e"
+        postgres_admin(base_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        postgres_admin(base_url, f'CREATE DATABASE "{name}"')
+        env["DATABASE_URL"] = with_database(base_url, name)
     else:
         env["DATABASE_URL"] = f"sqlite:///{tmp / 'e2e.sqlite3'}"
         env.setdefault("DEBUG", "true")
@@ -136,7 +137,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             process.wait()
         log.close()
         if postgres:
-            postgres_admin(base_url, f'DROP DATABASE IF EXISTS "{E2E_DATABASE}" WITH (FORCE)')
+            postgres_admin(base_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         shutil.rmtree(tmp, ignore_errors=True)
 
 
