@@ -52,7 +52,7 @@ class Player(AbstractBaseUser, PermissionsMixin):
     banned_at = models.DateTimeField(
         null=True, blank=True, help_text="Banned from the daily challenges (practice stays open)."
     )
-    ban_reason = models.CharField(max_length=500, blank=True)
+    ban_reason = models.CharField(max_length=500, blank=True, default="", db_default="")
 
     objects = PlayerManager()
 
@@ -126,6 +126,7 @@ class Deal(models.Model):
     )
     withdrawals = models.PositiveIntegerField(
         default=0,
+        db_default=0,
         help_text="Voided results plus results of banned players (a board's freshness count).",
     )
     created_at = models.DateTimeField(auto_now_add=True)
@@ -194,6 +195,8 @@ class Game(models.Model):
     void_reason = models.CharField(
         max_length=500,
         blank=True,
+        default="",
+        db_default="",
         help_text="Why its result was voided (shown to players); ranking reads the sealed result.",
     )
 
@@ -289,7 +292,7 @@ class Result(models.Model):
     voided_at = models.DateTimeField(
         null=True, blank=True, help_text="Voided by a moderator: off every board and stats."
     )
-    void_reason = models.CharField(max_length=500, blank=True)
+    void_reason = models.CharField(max_length=500, blank=True, default="", db_default="")
     voided_by = models.ForeignKey(
         Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
