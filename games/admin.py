@@ -237,6 +237,8 @@ class GameAdmin(ModerationActions, admin.ModelAdmin):
                 self.message_user(request, f"Game {game.pk}: {text}", messages.SUCCESS)
             else:
                 text = f"Re-verification failed ({outcome.reason}): {outcome.detail}."
+                if outcome.still_ranks:
+                    text += " Its result still holds its seal: void it to take it off the board."
                 self.message_user(request, f"Game {game.pk}: {text}", messages.ERROR)
             self.log_change(request, game, text)
 

@@ -127,6 +127,7 @@ class Reverification:
     ok: bool
     reason: str = ""
     detail: str = ""
+    still_ranks: bool = False  # failed, yet its result holds its seal: only a void removes it
 
 
 def _replay_daily(game: Game) -> Figures:
@@ -197,5 +198,7 @@ def game_reverify(*, game: Game) -> Reverification:
         VerificationFailure.objects.create(
             game_id=fresh.pk, reason=mismatch.reason, detail=mismatch.detail, at=clock.now()
         )
-        return Reverification(False, mismatch.reason, mismatch.detail)
+        result = Result.objects.filter(pk=fresh.pk, voided_at__isnull=True).first()
+        ranks = result is not None and seal_is_valid(result)
+        return Reverification(False, mismatch.reason, mismatch.detail, still_ranks=ranks)
     return Reverification(True)

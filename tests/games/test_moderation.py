@@ -178,7 +178,8 @@ def test_reverify_passes_an_honest_game_and_fails_tampered_ones_keeping_the_fail
     assert f"Game {honest}: Re-verified: OK." in messages
     assert (
         f"Game {moved}: Re-verification failed (move_seal): "
-        "move 1 does not carry the server's seal." in messages
+        "move 1 does not carry the server's seal. "
+        "Its result still holds its seal: void it to take it off the board." in messages
     )
     assert (
         f"Game {edited}: Re-verification failed (result_seal): "
@@ -222,7 +223,7 @@ def test_void_asks_a_reason_then_voids_shows_it_on_the_game_and_logs_it(
     assert form.status_code == 200
     assert 'name="reason"' in form.content.decode() and "Void results" in form.content.decode()
     # and a missing or overlong reason is refused on that page, voiding nothing
-    for reason in ("", "   ", "x" * 501):
+    for reason in ("", "   ", "x" * 501, "nul\x00byte"):
         again = act(staff_client, GAMES, "void_results", [voided], reason=reason)
         assert again.status_code == 200 and 'name="reason"' in again.content.decode()
     assert Result.objects.get(pk=voided).voided_at is None
