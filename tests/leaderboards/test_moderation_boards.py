@@ -4,6 +4,7 @@ stats, streak and all-time list, from Redis and from PostgreSQL; a forged void i
 from __future__ import annotations
 
 import datetime as dt
+import io
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ import redis
 from channels.db import database_sync_to_async
 from channels.layers import channel_layers, get_channel_layer
 from django.conf import settings as django_settings
+from django.core.management import call_command
 from django.db import connections
 from rest_framework.test import APIClient
 
@@ -19,7 +21,7 @@ from games.models import Deal, Player, Result
 from games.services import moderation
 from games.ws.base import close_thread_connections
 from leaderboards import live, ranking
-from leaderboards.models import UnrankedResult
+from leaderboards.models import PlayerVariantStats, UnrankedResult
 
 from .conftest import DEAD_REDIS, NOON, deal_of
 
@@ -154,6 +156,10 @@ def test_a_void_leaves_the_players_stats_streaks_and_all_time(
     assert all_time["streaks"] == [{"player": "Dee", "best_streak": 1}]
     results_list = get("/api/players/dee/results/", at=DEC_4)
     assert [r["date"] for r in results_list["results"]] == ["2026-12-03", "2026-12-01"]
+    # and computing every player's stats again from the results agrees
+    PlayerVariantStats.objects.all().delete()
+    call_command("rebuildstats", stdout=io.StringIO())
+    assert get("/api/players/dee/", at=DEC_4)["stats"]["caprice"] == after
 
 
 def test_a_ban_takes_every_result_of_the_player_off_every_board_until_lifted(
