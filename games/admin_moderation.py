@@ -13,6 +13,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin, messages
 from django.contrib.admin import helpers
+from django.core.exceptions import ValidationError
 from django.db.models import Model
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
@@ -54,6 +55,21 @@ class ModerationActions:
             and user.is_staff
             and user.has_perm(f"{opts.app_label}.change_{opts.model_name}")
         )
+
+    def response_action(self, request: HttpRequest, queryset: Any) -> Any:
+        """Refuse a selection naming no possible object (a forged form) with a message rather
+        than a server error, then run the action as usual."""
+        model_admin: admin.ModelAdmin = self  # type: ignore[assignment]
+        selected = request.POST.getlist(helpers.ACTION_CHECKBOX_NAME)
+        try:
+            for value in selected:
+                if "\x00" in value:
+                    raise ValidationError("NUL")
+                model_admin.opts.pk.to_python(value)
+        except ValidationError:
+            model_admin.message_user(request, "The selection names no such object.", messages.ERROR)
+            return None
+        return super().response_action(request, queryset)  # type: ignore[misc]
 
     def reason_page(
         self,

@@ -108,6 +108,23 @@ def test_staff_who_may_only_view_games_see_them_but_get_no_actions(join) -> None
     assert client.get(PLAYERS).status_code == 403
 
 
+@pytest.mark.parametrize(
+    ("url", "action", "value"),
+    [
+        (PLAYERS, "ban_players", "abc"),
+        (GAMES, "void_results", "a\x00b"),
+        (PLAYERS, "unban_players", "1.5"),
+    ],
+)
+def test_a_forged_selection_is_refused_with_a_message(staff_client, url, action, value) -> None:
+    answer = staff_client.post(
+        url, {"action": action, "_selected_action": [value], "index": "0"}, follow=True
+    )
+
+    assert answer.status_code == 200
+    assert said(answer) == ["The selection names no such object."]
+
+
 # --- filters and secrecy ------------------------------------------------------------------
 
 
