@@ -14,11 +14,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.utils.translation import ngettext
 
+from games.admin_moderation import ModerationActions, ReasonForm, ask_reason
 from games.adminforms import PREVIEW_SEED_TEXT, VariantAdminForm, preview
 from games.errors import ServiceError
 from games.models import Deal, Game, Player, Result, Variant, VerificationFailure
 from games.payloads import day_is_over
-from games.services import deal_regenerate
+from games.services import deal_regenerate, moderation
 from games.verification import seal_is_valid
 
 REGENERATE_LIMIT = 10
@@ -26,14 +27,16 @@ REGENERATE_LIMIT = 10
 
 
 @admin.register(Player)
-class PlayerAdmin(admin.ModelAdmin):
-    """List, search and edit players; passwords are never shown."""
+class PlayerAdmin(ModerationActions, admin.ModelAdmin):
+    """List, search and edit players; passwords are never shown. Moderators ban a player from
+    the daily challenges (with a reason, logged) and lift a ban."""
 
-    list_display = ("nickname", "is_guest", "is_staff", "is_active", "date_joined")
-    list_filter = ("is_guest", "is_staff", "is_active")
+    list_display = ("nickname", "is_guest", "is_staff", "is_active", "banned_at", "date_joined")
+    list_filter = ("is_guest", "is_staff", "is_active", ("banned_at", admin.EmptyFieldListFilter))
     search_fields = ("nickname",)
     ordering = ("nickname",)
-    readonly_fields = ("date_joined", "last_login")
+    readonly_fields = ("date_joined", "last_login", "banned_at", "ban_reason")
+    actions = ("ban_players", "unban_players")
     fields = (
         "nickname",
         "is_guest",
@@ -44,8 +47,45 @@ class PlayerAdmin(admin.ModelAdmin):
         "user_permissions",
         "date_joined",
         "last_login",
+        "banned_at",
+        "ban_reason",
     )
     filter_horizontal = ("groups", "user_permissions")
+
+    @admin.action(description="Ban the selected players from the dailies", permissions=["moderate"])
+    def ban_players(self, request: HttpRequest, queryset: QuerySet[Player]) -> Any:
+        """Ask the reason, then ban each player (their results leave every board)."""
+        reason = ask_reason(request)
+        if isinstance(reason, ReasonForm):
+            return self.reason_page(
+                request,
+                queryset,
+                reason,
+                action="ban_players",
+                title="Ban players",
+                explanation="Their results leave every board and they can no longer play "
+                "dailies; they may still log in and practise. The reason is logged.",
+                submit="Ban",
+            )
+        self.moderate(
+            request,
+            queryset,
+            lambda player: moderation.player_ban(player=player, reason=reason, by=request.user),
+            message=f"Banned from the dailies: {reason}",
+            done="{count} player(s) banned.",
+        )
+        return None
+
+    @admin.action(description="Lift the ban of the selected players", permissions=["moderate"])
+    def unban_players(self, request: HttpRequest, queryset: QuerySet[Player]) -> None:
+        """Lift each player's ban (their sealed results rank again)."""
+        self.moderate(
+            request,
+            queryset,
+            lambda player: moderation.player_unban(player=player),
+            message="Ban lifted.",
+            done="{count} ban(s) lifted.",
+        )
 
 
 @admin.register(Variant)
@@ -340,8 +380,10 @@ class DealAdmin(admin.ModelAdmin):
 
 
 @admin.register(Game)
-class GameAdmin(admin.ModelAdmin):
-    """Look at games: read-only, since a game changes only through its moves."""
+class GameAdmin(ModerationActions, admin.ModelAdmin):
+    """Look at games (read-only: a game changes only through its moves) and moderate them:
+    replay a game again, void its result with a reason. The seed, position and rules of a game
+    are never shown (a daily game's would give away its deal while the day is on)."""
 
     list_display = (
         "id",
@@ -353,12 +395,23 @@ class GameAdmin(admin.ModelAdmin):
         "ply",
         "foundation_cards",
         "verified",
+        "assisted",
+        "voided",
         "started_at",
     )
-    list_filter = ("mode", "status", "verified", "variant")
+    list_filter = (
+        "variant",
+        ("deal__date", admin.DateFieldListFilter),
+        "status",
+        "verified",
+        "assisted",
+        "mode",
+    )
+    date_hierarchy = "deal__date"
     search_fields = ("id", "player__nickname")
     list_select_related = ("player", "variant", "deal")
     exclude = ("seed", "state", "rules")
+    actions = ("reverify", "void_results")
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
         return [f.name for f in Game._meta.fields if f.name not in self.exclude]
@@ -368,6 +421,59 @@ class GameAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return request.method in ("GET", "HEAD") and super().has_change_permission(request, obj)
+
+    @admin.display(boolean=True, description="Voided")
+    def voided(self, game: Game) -> bool:
+        return bool(game.void_reason)
+
+    @admin.action(
+        description="Re-verify the selected games (replay them)", permissions=["moderate"]
+    )
+    def reverify(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
+        """Replay each game's sealed log again; report and log OK or the failure."""
+        for game in queryset:
+            outcome = moderation.game_reverify(game=game)
+            if outcome.ok:
+                text = "Re-verified: OK."
+                self.message_user(request, f"Game {game.pk}: {text}", messages.SUCCESS)
+            else:
+                text = f"Re-verification failed ({outcome.reason}): {outcome.detail}."
+                if outcome.still_ranks:
+                    text += " Its result still holds its seal: void it to take it off the board."
+                self.message_user(request, f"Game {game.pk}: {text}", messages.ERROR)
+            self.log_change(request, game, text)
+
+    @admin.action(description="Void the results of the selected games", permissions=["moderate"])
+    def void_results(self, request: HttpRequest, queryset: QuerySet[Game]) -> Any:
+        """Ask the reason, then void each game's result (it leaves its board and stats)."""
+        reason = ask_reason(request)
+        if isinstance(reason, ReasonForm):
+            return self.reason_page(
+                request,
+                queryset,
+                reason,
+                action="void_results",
+                title="Void results",
+                explanation="Each result leaves its day's board and its player's stats; the "
+                "reason is logged and shown on the game. Games without a result are skipped.",
+                submit="Void",
+            )
+        with_result = Result.objects.filter(game__in=queryset).select_related("game")
+        found = {result.game_id: result for result in with_result}
+        for game in queryset:
+            if game.pk not in found:
+                self.message_user(
+                    request, f"Game {game.pk} has no result: skipped.", messages.WARNING
+                )
+        self.moderate(
+            request,
+            [found[pk] for pk in sorted(found)],
+            lambda result: moderation.result_void(result=result, reason=reason, by=request.user),
+            message=f"Result voided: {reason}",
+            done="{count} result(s) voided.",
+            logged=lambda result: result.game,
+        )
+        return None
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -397,9 +503,15 @@ class ResultAdmin(ReadOnlyAdmin):
         "duration_ms",
         "assisted",
         "sealed",
+        "voided_at",
         "verified_at",
     )
-    list_filter = ("status", "assisted", "deal__variant")
+    list_filter = (
+        "status",
+        "assisted",
+        "deal__variant",
+        ("voided_at", admin.EmptyFieldListFilter),
+    )
     search_fields = ("game__id", "player__nickname")
     list_select_related = ("player", "deal__variant")
     readonly_fields = (
@@ -414,6 +526,9 @@ class ResultAdmin(ReadOnlyAdmin):
         "assisted",
         "sealed",
         "verified_at",
+        "voided_at",
+        "void_reason",
+        "voided_by",
     )
     exclude = ("seal",)
 

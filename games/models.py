@@ -49,6 +49,10 @@ class Player(AbstractBaseUser, PermissionsMixin):
     is_staff = models.BooleanField(default=False)
     is_active = models.BooleanField(default=True)
     date_joined = models.DateTimeField(default=timezone.now)
+    banned_at = models.DateTimeField(
+        null=True, blank=True, help_text="Banned from the daily challenges (practice stays open)."
+    )
+    ban_reason = models.CharField(max_length=500, blank=True, default="", db_default="")
 
     objects = PlayerManager()
 
@@ -120,6 +124,11 @@ class Deal(models.Model):
     results_count = models.PositiveIntegerField(
         default=0, help_text="Verified results of the deal (counted as each one is sealed)."
     )
+    withdrawals = models.PositiveIntegerField(
+        default=0,
+        db_default=0,
+        help_text="Voided results plus results of banned players (a board's freshness count).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -130,6 +139,11 @@ class Deal(models.Model):
 
     def __str__(self) -> str:
         return f"{self.variant.slug} {self.date.isoformat()}"
+
+    @property
+    def board_count(self) -> int:
+        """Return the count a current board of the deal was built from (see leaderboards)."""
+        return self.results_count + self.withdrawals
 
     @property
     def par(self) -> int | None:
@@ -178,6 +192,13 @@ class Game(models.Model):
     first_move_at = models.DateTimeField(null=True, blank=True)
     last_move_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    void_reason = models.CharField(
+        max_length=500,
+        blank=True,
+        default="",
+        db_default="",
+        help_text="Why its result was voided (shown to players); ranking reads the sealed result.",
+    )
 
     class Meta:
         ordering = ("-started_at",)
@@ -250,7 +271,9 @@ class Result(models.Model):
     """A verified daily result: figures computed by replaying the deal, sealed by the server.
 
     Written only by verification (``games.verification``); the leaderboards rank nothing else,
-    and only rows whose seal still matches their figures.
+    and only rows whose seal still matches their figures. A moderator may void it
+    (``games.services.moderation``): the void's time and reason are sealed with the figures, so
+    neither a void nor its removal can be written in the database without breaking the seal.
     """
 
     game = models.OneToOneField(
@@ -266,6 +289,13 @@ class Result(models.Model):
     assisted = models.BooleanField(default=False)
     seal = models.CharField(max_length=64)
     verified_at = models.DateTimeField()
+    voided_at = models.DateTimeField(
+        null=True, blank=True, help_text="Voided by a moderator: off every board and stats."
+    )
+    void_reason = models.CharField(max_length=500, blank=True, default="", db_default="")
+    voided_by = models.ForeignKey(
+        Player, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ("assisted", "-foundation_cards", "moves", "duration_ms", "finished_at")

@@ -99,6 +99,8 @@ def game_payload(game: Game) -> dict[str, Any]:
         "can_undo": game.can_undo,
         "foundation_cards": game.foundation_cards,
         "seed_text": _seed_text(game),
+        "voided": bool(game.void_reason),
+        "void_reason": game.void_reason or None,
     }
 
 

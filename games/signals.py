@@ -8,9 +8,18 @@ raise. ``games`` never imports the apps that listen.
   of its day); sent with ``game=<Game>`` (with ``send_robust``).
 - ``result_verified``: a daily game has finished and verification has sealed its result; sent
   with ``result=<Result>``.
+- ``result_voided``: a moderator voided a result; sent with ``result=<Result>`` (its void
+  columns set). It must leave its deal's board and its player's stats.
+- ``player_banned``: a moderator banned a player from the daily challenges; sent with
+  ``player=<Player>``. Every result of theirs must leave every board.
+- ``player_unbanned``: the ban was lifted; sent with ``player=<Player>``. Their sealed results
+  rank again.
 """
 
 from django.dispatch import Signal
 
 game_changed = Signal()
 result_verified = Signal()
+result_voided = Signal()
+player_banned = Signal()
+player_unbanned = Signal()

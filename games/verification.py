@@ -9,7 +9,8 @@ cache for display and are never trusted.
 
 Seals are HMAC-SHA256 keyed by a key derived from ``settings.DEAL_SECRET`` (which is not in the
 database). A move's seal covers its game, ply, move and time; a result's seal covers every figure
-a leaderboard shows. So a row edited in the database fails its seal and can at worst hide itself.
+a leaderboard shows, and a moderator's void of it. So a row edited in the database fails its seal
+and can at worst hide itself: a void written or erased in the database is noticed as an edit.
 """
 
 from __future__ import annotations
@@ -83,8 +84,23 @@ class Figures:
         )
 
 
-def result_seal(*, game_id: str, deal_id: int, player_id: int, figures: Figures) -> str:
-    """Return the seal over a result's identity and figures."""
+@dataclass(frozen=True, slots=True)
+class Void:
+    """A moderator's void of a result: when, and why (sealed with the result's figures)."""
+
+    at: dt.datetime
+    reason: str
+
+
+def result_seal(
+    *, game_id: str, deal_id: int, player_id: int, figures: Figures, void: Void | None = None
+) -> str:
+    """Return the seal over a result's identity, figures and void (if voided).
+
+    A result that was never voided is sealed over exactly what it was sealed over before voids
+    existed, so its seal still holds; a voided one adds the void's time and reason.
+    """
+    extra: tuple[object, ...] = () if void is None else ("void", _moment(void.at), void.reason)
     return _seal(
         "result",
         game_id,
@@ -96,16 +112,26 @@ def result_seal(*, game_id: str, deal_id: int, player_id: int, figures: Figures)
         figures.duration_ms,
         _moment(figures.finished_at),
         int(figures.assisted),
+        *extra,
     )
 
 
+def void_of(result: Any) -> Void | None:
+    """Return the void a ``Result`` row records (None when it was not voided)."""
+    voided_at = getattr(result, "voided_at", None)
+    if voided_at is None:
+        return None
+    return Void(at=voided_at, reason=result.void_reason or "")
+
+
 def seal_of(result: Any) -> str:
-    """Return the seal a ``Result`` row's identity and figures call for."""
+    """Return the seal a ``Result`` row's identity, figures and void call for."""
     return result_seal(
         game_id=result.game_id,
         deal_id=result.deal_id,
         player_id=result.player_id,
         figures=Figures.of(result),
+        void=void_of(result),
     )
 
 

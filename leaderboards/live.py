@@ -170,6 +170,16 @@ class RedisStore:
             ],
         )
 
+    def mark_board(self, deal_id: int) -> None:
+        """Have the deal's next push send its leaderboard again."""
+        if time.monotonic() < self.down_until:
+            raise redis.ConnectionError("Redis was unreachable a moment ago")
+        try:
+            self.client.set(_keys(deal_id)["dirty"], "1", ex=KEY_TTL_SECONDS)
+        except (redis.RedisError, OSError):
+            self.down_until = time.monotonic() + BREAKER_SECONDS
+            raise
+
     def take(self, deal_id: int, now: float) -> Batch | None:
         k = _keys(deal_id)
         found = self._call(
@@ -223,6 +233,11 @@ class MemoryStore:
                 deal.dirty = True
             else:
                 deal.seen[player] = now
+
+    def mark_board(self, deal_id: int) -> None:
+        """Have the deal's next push send its leaderboard again."""
+        with self._lock:
+            self._deals.setdefault(deal_id, _MemoryDeal()).dirty = True
 
     def _playing(self, deal: _MemoryDeal, now: float) -> int:
         deal.seen = {p: t for p, t in deal.seen.items() if t >= now - PRESENCE_SECONDS}
@@ -286,6 +301,16 @@ def record_game(sender: Any = None, *, game: Game, **kwargs: Any) -> None:
         store().record(game.deal_id, progress_of(game), over=over, now=_now())
     except Exception as error:  # a lost live update must never fail the write
         logger.warning("could not record the progress of game %s: %r", game.pk, error)
+
+
+def board_changed(deal_id: int) -> None:
+    """Have the deal's next push send its leaderboard again (a result left it or came back).
+    Never raises."""
+    try:
+        _snapshots.pop(deal_id, None)
+        store().mark_board(deal_id)
+    except Exception as error:  # a lost live update must never fail the write
+        logger.warning("could not mark the board of deal %s changed: %r", deal_id, error)
 
 
 # --- watched deals, snapshots ------------------------------------------------------------

@@ -12,9 +12,11 @@ Keys of a deal (one hash tag, so a cluster keeps them together):
 - ``…:z`` the sorted set of members;
 - ``…:e`` a hash member → ENTRY JSON (without its rank), so a page is ``ZRANGE`` + ``HMGET``;
 - ``…:p`` a hash lower-cased nickname → member, so a player's rank is ``HGET`` + ``ZRANK``;
-- ``…:n`` how many PostgreSQL results the board was built from. A reader compares it with
-  ``Deal.results_count``: a missing or different count means the board is stale (a write lost
-  while Redis was away, a flush, an expiry) and is rebuilt from PostgreSQL.
+- ``…:n`` how many PostgreSQL results the board was built from, each withdrawn one (voided, or
+  of a banned player) counted once more. A reader compares it with ``Deal.board_count``
+  (``results_count + withdrawals``): a missing or different count means the board is stale (a
+  write lost while Redis was away, a flush, an expiry, a rebuild that read before a void) and is
+  rebuilt from PostgreSQL.
 
 Redis calls have short timeouts and a circuit breaker: when Redis cannot answer, every function
 here returns None (or False) at once and the caller answers from PostgreSQL.
@@ -149,6 +151,17 @@ end
 return {built, total, entries, rank, mine}
 """
 
+# KEYS z e p n; ARGV member nickname. Take a result off a board (a void, a ban) and count the
+# withdrawal as ``Deal.withdrawals`` does, unless the board is missing (its next read rebuilds it).
+_REMOVE = """
+if redis.call('EXISTS', KEYS[4]) == 0 then return -1 end
+local removed = redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+if redis.call('HGET', KEYS[3], ARGV[2]) == ARGV[1] then redis.call('HDEL', KEYS[3], ARGV[2]) end
+redis.call('INCR', KEYS[4])
+return removed
+"""
+
 _UNLOCK = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
@@ -181,7 +194,12 @@ class _Client:
                 )
                 self._scripts = {
                     name: self._client.register_script(text)
-                    for name, text in (("add", _ADD), ("page", _PAGE), ("unlock", _UNLOCK))
+                    for name, text in (
+                        ("add", _ADD),
+                        ("page", _PAGE),
+                        ("remove", _REMOVE),
+                        ("unlock", _UNLOCK),
+                    )
                 }
                 self._url = url
                 self._down_until = 0.0
@@ -362,6 +380,23 @@ def board_rebuild(
         _client.failed(error)
         return None
     return True
+
+
+def board_remove(*, deal_id: int, result: Ranked, nickname: str) -> bool | None:
+    """Take a withdrawn result (voided, or of a banned player) off its deal's board and count
+    the withdrawal; return whether it was on the board. None when Redis cannot be reached: the
+    board's count then falls behind ``Deal.board_count``, so its next read rebuilds it."""
+    client = _client.get()
+    if client is None:
+        return None
+    try:
+        removed = _client.script("remove")(
+            keys=_keys(deal_id), args=[member_of(result), nickname.lower()]
+        )
+    except REDIS_ERRORS as error:
+        _client.failed(error)
+        return None
+    return int(removed) == 1
 
 
 def board_forget(*, deal_id: int) -> None:

@@ -18,8 +18,35 @@ def on_result_verified(sender: Any, *, result: Any, **kwargs: Any) -> None:
         logger.exception("could not record the result of game %s", result.game_id)
 
 
+def on_result_voided(sender: Any, *, result: Any, **kwargs: Any) -> None:
+    """Take a voided result off its board and out of its player's stats."""
+    try:
+        services.result_withdraw(result=result)
+    except Exception:  # the void is committed; boards read from PostgreSQL leave it out
+        logger.exception("could not withdraw the voided result of game %s", result.game_id)
+
+
+def on_player_banned(sender: Any, *, player: Any, **kwargs: Any) -> None:
+    """Take a banned player's results off every board."""
+    try:
+        services.player_withdraw(player=player)
+    except Exception:  # the ban is committed; boards read from PostgreSQL leave them out
+        logger.exception("could not withdraw the results of banned player %s", player.pk)
+
+
+def on_player_unbanned(sender: Any, *, player: Any, **kwargs: Any) -> None:
+    """Rank an unbanned player's results again."""
+    try:
+        services.player_restore(player=player)
+    except Exception:  # the boards' counts no longer match: their next reads rebuild them
+        logger.exception("could not restore the results of player %s", player.pk)
+
+
 def connect() -> None:
     """Connect the receivers of this module."""
-    from games.signals import result_verified
+    from games.signals import player_banned, player_unbanned, result_verified, result_voided
 
     result_verified.connect(on_result_verified, dispatch_uid="leaderboards.result_verified")
+    result_voided.connect(on_result_voided, dispatch_uid="leaderboards.result_voided")
+    player_banned.connect(on_player_banned, dispatch_uid="leaderboards.player_banned")
+    player_unbanned.connect(on_player_unbanned, dispatch_uid="leaderboards.player_unbanned")

@@ -6,7 +6,8 @@ from PostgreSQL first. While Redis cannot be reached, or another process is rebu
 answer comes from PostgreSQL: one indexed page query, a COUNT for the total and a COUNT of better
 results for a player's rank. No read loads a whole board.
 
-Only results whose seal is valid rank (``games.verification.seal_is_valid``): checked for every
+Voided results and the results of banned players never rank (nor count in a total); only
+results whose seal is valid rank (``games.verification.seal_is_valid``): checked for every
 result that enters Redis and for every result of a page answered from PostgreSQL.
 """
 
@@ -74,9 +75,12 @@ def _game_order() -> Collate | F:
 
 
 def _ranked_results(deal_id: int) -> QuerySet[Result]:
-    """Return the deal's results that may rank, as a query (known tampered ones left out)."""
+    """Return the deal's results that may rank, as a query (known tampered ones, voided ones
+    and those of banned players left out)."""
     return (
-        Result.objects.filter(deal_id=deal_id)
+        Result.objects.filter(
+            deal_id=deal_id, voided_at__isnull=True, player__banned_at__isnull=True
+        )
         .exclude(game_id__in=UnrankedResult.objects.filter(deal_id=deal_id).values("game_id"))
         .alias(game_order=_game_order())
     )
@@ -141,18 +145,18 @@ def _database_page(deal: Deal, *, offset: int, limit: int, nickname: str | None)
         if result is not None and result_may_rank(result):
             entry = ranking.entry_of(result, result.player.nickname)
             mine = {"rank": _rank_in_database(result), **entry}
-    return ranking.Page(deal.results_count, total, entries, mine)
+    return ranking.Page(deal.board_count, total, entries, mine)
 
 
 def _redis_page(
     deal: Deal, *, offset: int, limit: int, nickname: str | None
 ) -> ranking.Page | None:
     page = ranking.board_page(deal_id=deal.pk, offset=offset, limit=limit, nickname=nickname)
-    if page is None or page.built_from == deal.results_count:
+    if page is None or page.built_from == deal.board_count:
         return page
     # Stale or missing, or the caller's deal is an old copy: read the count again.
-    count = Deal.objects.filter(pk=deal.pk).values_list("results_count", flat=True).first()
-    if count is not None and page.built_from == count:
+    counts = Deal.objects.filter(pk=deal.pk).values_list("results_count", "withdrawals").first()
+    if counts is not None and page.built_from == sum(counts):
         return page
     from leaderboards.services import board_rebuild
 
@@ -260,7 +264,7 @@ def _history_ranks(results: list[Result]) -> list[int | None]:
             continue
         if from_redis is not None:
             built, rank = from_redis[index]
-            if built == result.deal.results_count and rank is not None:
+            if built == result.deal.board_count and rank is not None:
                 ranks.append(rank)
                 continue
         ranks.append(_rank_in_database(result))
@@ -276,9 +280,12 @@ def player_results(
     limit: int,
 ) -> dict[str, Any]:
     """Return ``{"total", "results"}``: the player's finished daily games, newest first, each
-    with its rank; a day's results show to others only once that day has ended."""
+    with its rank; a day's results show to others only once that day has ended. Voided results
+    and every result of a banned player are left out, as on the boards."""
     player = access_player(nickname)
-    results = Result.objects.filter(player=player)
+    results = Result.objects.filter(player=player, voided_at__isnull=True)
+    if player.banned_at is not None:
+        results = results.none()
     if variant is not None:
         results = results.filter(deal__variant=variant)
     if viewer is None or viewer.pk != player.pk:
@@ -310,9 +317,12 @@ def player_results(
 
 
 def all_time(slug: str) -> dict[str, Any]:
-    """Return the variant's top ``ALL_TIME_ENTRIES`` players by wins and by best streak."""
+    """Return the variant's top ``ALL_TIME_ENTRIES`` players by wins and by best streak (banned
+    players left out)."""
     variant = access_variant(slug)
-    rows = PlayerVariantStats.objects.filter(variant=variant).select_related("player")
+    rows = PlayerVariantStats.objects.filter(
+        variant=variant, player__banned_at__isnull=True
+    ).select_related("player")
     wins = rows.filter(won__gt=0).order_by("-won", "player_id")[:ALL_TIME_ENTRIES]
     streaks = rows.filter(best_win_run__gt=0).order_by("-best_win_run", "player_id")[
         :ALL_TIME_ENTRIES

@@ -16,7 +16,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Greatest
 
-from games.models import Deal, Result
+from games.models import Deal, Player, Result
 from leaderboards import ranking, stats
 from leaderboards.models import PlayerVariantStats, UnrankedResult
 
@@ -24,12 +24,53 @@ logger = logging.getLogger(__name__)
 
 
 def result_record(*, result: Result) -> None:
-    """Rank a just-verified result on its deal's board and count it in its player's stats."""
-    try:
-        ranking.board_add(deal_id=result.deal_id, result=result, nickname=result.player.nickname)
-    except Exception:  # the result is committed; the board's next read repairs it
-        logger.exception("could not rank the result of game %s", result.game_id)
+    """Rank a just-verified result on its deal's board and count it in its player's stats.
+
+    A banned player's result (a game of theirs closed when its day ended) is counted in their
+    stats but ranks nowhere.
+    """
+    if result.player.banned_at is None:
+        try:
+            ranking.board_add(
+                deal_id=result.deal_id, result=result, nickname=result.player.nickname
+            )
+        except Exception:  # the result is committed; the board's next read repairs it
+            logger.exception("could not rank the result of game %s", result.game_id)
     stats_record(result=result)
+
+
+# --- moderation -------------------------------------------------------------------------------
+
+
+def _board_withdraw(result: Result, nickname: str) -> None:
+    """Take a result off its deal's Redis board and tell the deal's watchers."""
+    from leaderboards import live
+
+    ranking.board_remove(deal_id=result.deal_id, result=result, nickname=nickname)
+    live.board_changed(result.deal_id)
+
+
+def result_withdraw(*, result: Result) -> None:
+    """Take a voided result off its board and out of its player's stats."""
+    _board_withdraw(result, result.player.nickname)
+    stats_rebuild(player_id=result.player_id, variant_id=result.deal.variant_id)
+
+
+def player_withdraw(*, player: Player) -> None:
+    """Take every result of a banned player off every board."""
+    results = Result.objects.filter(player=player).select_related("deal")
+    for result in results.iterator(chunk_size=500):
+        _board_withdraw(result, player.nickname)
+
+
+def player_restore(*, player: Player) -> None:
+    """Rank an unbanned player's sealed results again: their boards are rebuilt when read."""
+    from leaderboards import live
+
+    deal_ids = Result.objects.filter(player=player).values_list("deal_id", flat=True)
+    for deal_id in deal_ids.iterator(chunk_size=500):
+        ranking.board_forget(deal_id=deal_id)
+        live.board_changed(deal_id)
 
 
 def result_unrank(*, result: Result) -> None:
@@ -59,14 +100,26 @@ class _Row:
     finished_at: dt.datetime
     assisted: bool
     seal: str
+    voided_at: dt.datetime | None
+    void_reason: str
     nickname: str
+    banned_at: dt.datetime | None
+
+    @property
+    def weight(self) -> int:
+        """Return how much the row counts in ``Deal.board_count``: once, and once more if
+        voided and once more if its player is banned."""
+        return 1 + (self.voided_at is not None) + (self.banned_at is not None)
 
 
-_ROW_COLUMNS = tuple(field for field in _Row.__dataclass_fields__ if field != "nickname")
+_ROW_COLUMNS = tuple(
+    field for field in _Row.__dataclass_fields__ if field not in ("nickname", "banned_at")
+)
 
 
 def _batches(deal: Deal) -> Iterator[tuple[list[tuple[ranking.Ranked, str]], int]]:
-    """Yield the deal's results that may rank in batches by game id, with how many were read."""
+    """Yield the deal's results that may rank in batches by game id, with the count they make
+    in ``Deal.board_count`` (withdrawn ones read but left out count more)."""
     from leaderboards.selectors import result_may_rank
 
     after: str | None = None
@@ -76,14 +129,20 @@ def _batches(deal: Deal) -> Iterator[tuple[list[tuple[ranking.Ranked, str]], int
             rows = rows.filter(game_id__gt=after)
         batch = [
             _Row(*values)
-            for values in rows.values_list(*_ROW_COLUMNS, "player__nickname")[
+            for values in rows.values_list(*_ROW_COLUMNS, "player__nickname", "player__banned_at")[
                 : ranking.REBUILD_BATCH
             ]
         ]
         if not batch:
             return
         after = batch[-1].game_id
-        yield [(row, row.nickname) for row in batch if result_may_rank(row)], len(batch)
+        ranked = [
+            (row, row.nickname)
+            for row in batch
+            # The seal first: a void written in the database breaks it and is recorded.
+            if result_may_rank(row) and row.voided_at is None and row.banned_at is None
+        ]
+        yield ranked, sum(row.weight for row in batch)
         if len(batch) < ranking.REBUILD_BATCH:
             return
 
@@ -136,8 +195,10 @@ def stats_record(*, result: Result) -> None:
 
 
 def stats_rebuild(*, player_id: int, variant_id: int) -> PlayerVariantStats:
-    """Compute a player's stats in a variant again from their results."""
-    results = Result.objects.filter(player_id=player_id, deal__variant_id=variant_id)
+    """Compute a player's stats in a variant again from their results (voided ones left out)."""
+    results = Result.objects.filter(
+        player_id=player_id, deal__variant_id=variant_id, voided_at__isnull=True
+    )
     runs = stats.runs_from(
         (day, status == "won", moves)
         for day, status, moves in results.values_list("deal__date", "status", "moves")
@@ -158,7 +219,8 @@ def stats_rebuild(*, player_id: int, variant_id: int) -> PlayerVariantStats:
 
 def stats_rebuild_all() -> int:
     """Compute every player's stats again from the results; return how many rows were kept."""
-    pairs = set(Result.objects.values_list("player_id", "deal__variant_id").distinct())
+    kept = Result.objects.filter(voided_at__isnull=True)
+    pairs = set(kept.values_list("player_id", "deal__variant_id").distinct())
     for player_id, variant_id in sorted(pairs):
         stats_rebuild(player_id=player_id, variant_id=variant_id)
     rows = PlayerVariantStats.objects.values_list("player_id", "variant_id", "pk")

@@ -46,7 +46,8 @@ class ErrorBody(serializers.Serializer):
 _ERRORS = {
     ErrorCode.INVALID: "Malformed body or field (a body that is not a JSON object included).",
     ErrorCode.NOT_AUTHENTICATED: "No valid session or token (or wrong credentials).",
-    ErrorCode.FORBIDDEN: "Not allowed (CSRF failure of a session request included).",
+    ErrorCode.FORBIDDEN: "Not allowed (CSRF failure of a session request included, and a daily "
+    "game started or played by a player banned from the daily challenges).",
     ErrorCode.NOT_FOUND: "No such resource.",
     ErrorCode.ILLEGAL_MOVE: "The move breaks the rules; nothing changed.",
     ErrorCode.STALE_PLY: "'ply' is not the game's current ply (given in the body's 'ply').",
@@ -211,6 +212,12 @@ class GameBody(serializers.Serializer):
     seed_text = serializers.CharField(
         allow_null=True,
         help_text="A practice seed text; a server-chosen one once the game is over.",
+    )
+    voided = serializers.BooleanField(
+        help_text="A moderator voided the game's result: it ranks nowhere and counts in no stats."
+    )
+    void_reason = serializers.CharField(
+        allow_null=True, help_text="The moderator's reason for the void (null unless voided)."
     )
 
 

@@ -71,6 +71,11 @@ MOVE_COLUMNS = (
     "first_move_at",
     "last_move_at",
     "finished_at",
+    "void_reason",
+)
+
+BANNED_DETAIL = (
+    "This account is banned from the daily challenges; practice games are still open to it."
 )
 
 # What verification reads of the game row, fresh (the locked row holds only MOVE_COLUMNS).
@@ -148,6 +153,8 @@ def game_start(*, player: Player, variant: Any, mode: Any, seed: Any = None) -> 
             raise ServiceError(
                 ErrorCode.INVALID, f"{chosen.name} has no daily deal.", field="variant"
             )
+        if Player.objects.filter(pk=player.pk, banned_at__isnull=False).exists():
+            raise ServiceError(ErrorCode.FORBIDDEN, BANNED_DETAIL)
         today_deal = deal_get_or_create(variant=chosen, date=clock.today())
         existing = Game.objects.filter(player=player, deal=today_deal).first()
         if existing is not None:
@@ -196,8 +203,8 @@ def _lock(game_id: Any) -> Game | None:
     """Return the game ``game_id`` (the columns a move needs) locked until the transaction ends."""
     return (
         Game.objects.select_for_update(of=("self",))
-        .select_related("variant", "deal")
-        .only(*MOVE_COLUMNS)
+        .select_related("variant", "deal", "player")
+        .only(*MOVE_COLUMNS, "player__banned_at")
         .filter(pk=selectors.check_game_id(game_id))
         .first()
     )
@@ -209,6 +216,8 @@ def _locked_game(game_id: Any, player: Player) -> Game:
         raise ServiceError(ErrorCode.NOT_FOUND, "No such game.")
     if game.player_id != player.pk:
         raise ServiceError(ErrorCode.FORBIDDEN, "Only the game's player may play it.")
+    if game.mode == Game.Mode.DAILY and game.player.banned_at is not None:
+        raise ServiceError(ErrorCode.FORBIDDEN, BANNED_DETAIL)
     game.player = player  # the payload names the player: no query for it
     return game
 
@@ -279,7 +288,14 @@ def result_write(*, game_id: str, deal_id: int, player_id: int, figures: Figures
     )
     result.seal = seal_of(result)
     result.save(force_insert=True)
-    Deal.objects.filter(pk=deal_id).update(results_count=F("results_count") + 1)
+    # A banned player's result ranks nowhere: it counts as a withdrawal too (the player's row
+    # is locked, so a ban being made now counts it either here or there, never twice).
+    banned = (
+        Player.objects.select_for_update().filter(pk=player_id, banned_at__isnull=False).exists()
+    )
+    Deal.objects.filter(pk=deal_id).update(
+        results_count=F("results_count") + 1, withdrawals=F("withdrawals") + int(banned)
+    )
     return result
 
 

@@ -17,7 +17,7 @@ from games import positions, selectors
 from games.engine import solve
 from games.errors import ErrorCode, ServiceError
 from games.models import Game, Player
-from games.services.games import game_close_if_expired
+from games.services.games import BANNED_DETAIL, game_close_if_expired
 
 _one_at_a_time = threading.Semaphore(1)
 
@@ -27,6 +27,10 @@ def game_hint(*, game_id: Any, player: Player) -> dict[str, Any]:
     game = selectors.access_game(game_id, player)
     if game.player_id != player.pk:
         raise ServiceError(ErrorCode.FORBIDDEN, "Only the game's player may ask for a hint.")
+    if game.mode == Game.Mode.DAILY and (
+        Player.objects.filter(pk=player.pk, banned_at__isnull=False).exists()
+    ):
+        raise ServiceError(ErrorCode.FORBIDDEN, BANNED_DETAIL)
     game = game_close_if_expired(game=game)
     if game.is_over:
         raise ServiceError(ErrorCode.GAME_OVER, f"This game is over ({game.status}).")

@@ -62,6 +62,8 @@ def test_a_daily_game_is_created_once_then_found(join) -> None:
         "can_undo": False,
         "foundation_cards": game["foundation_cards"],
         "seed_text": None,
+        "voided": False,
+        "void_reason": None,
     }
     assert [pile["id"] for pile in game["state"]["piles"]][:1] == ["foundation-0"]
 
