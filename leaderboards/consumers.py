@@ -40,9 +40,11 @@ class DailyConsumer(PatienceConsumer):
         self.watched = watched
         for message in await live.snapshot(watched):
             await self.send_json(message)
-        if self.outbox:
-            # Those pushes may be older than the snapshot: a fresh one after them ends on the truth.
-            self.outbox.extend(json.dumps(message) for message in await live.snapshot(watched))
+        if any(json.loads(frame).get("type") == "leaderboard" for frame in self.outbox):
+            # A board held back may be older than the snapshot's: a fresh one after it ends on
+            # the truth.
+            fresh = await live.snapshot(watched)
+            self.outbox.extend(json.dumps(m) for m in fresh if m["type"] == "leaderboard")
         self.greeting = False
         self.start_sending()
 

@@ -208,6 +208,7 @@ async def test_a_push_arriving_during_the_greeting_comes_after_it(
         if not reads:
             for member in list(live._hub.members.get(watched.deal_id, ())):
                 member.push(['{"type": "progress", "players": []}'])
+                member.push(['{"type": "leaderboard", "entries": [], "total": 0}'])
         reads.append(watched)
         return messages
 
@@ -217,12 +218,14 @@ async def test_a_push_arriving_during_the_greeting_comes_after_it(
     communicator = await ws_connect(f"/ws/daily/box-kite/{today}/")
     received = [await receive(communicator) for _ in range(5)]
 
-    # then the snapshot comes first, the held push after it, and a fresh snapshot last
+    # then the snapshot comes first, the held pushes after it, and a fresh board last
     assert [message["type"] for message in received] == [
         "leaderboard",
         "presence",
         "progress",
         "leaderboard",
-        "presence",
+        "leaderboard",
     ]
+    assert received[3] == {"type": "leaderboard", "entries": [], "total": 0}
+    assert received[4] == received[0]
     assert len(reads) == 2
