@@ -51,6 +51,8 @@ MIDDLEWARE = [
     "config.middleware.ConcurrencyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.SecurityHeadersMiddleware",
+    # The page's language, before any answer is worded (README, Languages).
+    "django.middleware.locale.LocaleMiddleware",
     "config.middleware.ErrorMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
@@ -140,7 +142,16 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+# Languages (README, Languages): the language cookie, else the browser's Accept-Language, else
+# English. Server sentences are in locale/<language>/LC_MESSAGES/django.po, the client's in
+# frontend/i18n/<language>.json.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("fr", "Français")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_AGE = 365 * 24 * 60 * 60
+LANGUAGE_COOKIE_SAMESITE = "Lax"
+LANGUAGE_COOKIE_HTTPONLY = True  # the client reads its language from <html lang>
+LANGUAGE_COOKIE_SECURE = SESSION_COOKIE_SECURE
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

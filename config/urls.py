@@ -10,11 +10,12 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config.health import healthz
-from config.views import front_page
+from config.views import front_page, switch_language
 
 urlpatterns = [
     path("", front_page, name="front-page"),
     path("healthz", healthz, name="healthz"),
+    path("i18n/setlang/", switch_language, name="set_language"),
     path("admin/", admin.site.urls),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
@@ -25,4 +26,5 @@ if find_spec("games.urls") is not None:
 
 # Errors raised outside a view are answered in JSON too (config/middleware.py).
 handler400 = "config.middleware.bad_request"
+handler404 = "config.middleware.not_found"
 handler500 = "config.middleware.server_error"

@@ -55,6 +55,7 @@ class VariantAdmin(admin.ModelAdmin):
         "name",
         "slug",
         "description",
+        "translations",
         "enabled",
         "daily",
         "display_order",
