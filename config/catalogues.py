@@ -213,14 +213,13 @@ def parse_po(text: str) -> list[PoEntry]:
     flags: set[str] = set()
     target: tuple[str, int] | None = None
 
-    def start(line: int) -> PoEntry:
+    def start(line: int) -> None:
         nonlocal entry, flags
         if entry is not None and "msgid" in seen:
             entries.append(entry)
         entry = PoEntry(msgid="", fuzzy="fuzzy" in flags, line=line)
         seen.clear()
         flags = set()
-        return entry
 
     seen: set[str] = set()
     for number, raw in enumerate(text.splitlines(), start=1):
@@ -250,7 +249,8 @@ def parse_po(text: str) -> list[PoEntry]:
         # An entry starts at its msgctxt, or at its msgid when it has no context.
         if keyword == "msgctxt" or (keyword == "msgid" and seen != {"msgctxt"}):
             start(number)
-        assert entry is not None
+        if entry is None:
+            raise ValueError(f"line {number}: {keyword} comes before any msgid")
         value = _po_string(rest, number)
         if keyword == "msgctxt":
             entry.context, target = value, ("msgctxt", 0)

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from config.catalogues import (
     BASE_DIR,
     LOCALE_DIR,
@@ -169,3 +171,9 @@ def test_the_po_reader_joins_continued_lines_and_contexts() -> None:
         ("card", "Two lines", None, {0: "Deux lignes"}),
         (None, "One", "Many", {0: "Un", 1: "Plusieurs"}),
     ]
+
+
+def test_a_malformed_po_is_refused_with_its_line() -> None:
+    for text in ['msgstr "x"\n', 'msgid "a"\nmsgstr x\n', '"lost"\n', 'msgid "a"\nmsgwhat "b"\n']:
+        with pytest.raises(ValueError, match="line"):
+            parse_po(text)
