@@ -33,6 +33,7 @@ from django.core.exceptions import (
 )
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils import translation
 from django.utils.translation import gettext, gettext_lazy
 
 from games.errors import ErrorCode
@@ -143,7 +144,9 @@ class ErrorMiddleware:
     def _refusal(self, request: HttpRequest) -> HttpResponse | None:
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         if limit is not None and _declared_length(request) > limit:
-            return too_large_response()
+            # Before LocaleMiddleware: say it in the request's language all the same.
+            with translation.override(translation.get_language_from_request(request)):
+                return too_large_response()
         return None
 
     def __call__(self, request: HttpRequest) -> Any:

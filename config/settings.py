@@ -51,11 +51,12 @@ MIDDLEWARE = [
     "config.middleware.ConcurrencyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.SecurityHeadersMiddleware",
-    # The page's language, before any answer is worded (README, Languages).
-    "django.middleware.locale.LocaleMiddleware",
     "config.middleware.ErrorMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The request's language (README, Languages); after WhiteNoise, so that static files do not
+    # vary by language.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -209,7 +210,9 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Daily Patience API",
     "DESCRIPTION": "Daily patience (solitaire) challenges: variants, daily deals, games and "
-    "leaderboards.",
+    "leaderboards. Error details and the variants' names and descriptions are in English or "
+    "French, as the `django_language` cookie or else `Accept-Language` asks; error codes are "
+    "the same in every language.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # The interactive docs load Swagger UI from the service itself, not from a CDN.

@@ -123,3 +123,22 @@ def test_a_refusal_outside_the_api_is_french_too(client: Client) -> None:
 
     assert answer.status_code == 404
     assert answer.json() == {"error": "not_found", "detail": "Il n’y a rien ici."}
+
+
+def test_a_body_too_large_is_refused_in_french_too(client: Client, settings) -> None:
+    settings.DATA_UPLOAD_MAX_MEMORY_SIZE = 10
+
+    answer = client.post("/api/auth/guest/", "x" * 100, content_type="application/json", **FRENCH)
+
+    assert answer.status_code == 413
+    assert answer.json() == {
+        "error": "invalid",
+        "detail": "Le corps de la requête dépasse 10 octets.",
+    }
+
+
+def test_static_files_do_not_vary_by_language(client: Client) -> None:
+    answer = client.get("/static/frontend/i18n.js", **FRENCH)
+
+    assert answer.status_code == 200
+    assert "Accept-Language" not in answer.get("Vary", "")
