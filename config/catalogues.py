@@ -7,9 +7,11 @@ reports, for every language but English:
   missing from ``frontend/i18n/<language>.json``, the entries no call uses any more (stale: kept,
   only reported), translations whose ``{placeholders}`` differ from their English text, and calls
   whose text is not a literal (they cannot be checked);
-- the server: every msgid of ``locale/<language>/LC_MESSAGES/django.po`` without a translation
-  or marked fuzzy, translations whose placeholders differ, and a compiled ``django.mo`` that is
-  missing or does not say what the ``.po`` says.
+- the server: every sentence of the code (the literal arguments of ``gettext`` and its kin,
+  the texts of ``{% translate %}`` and ``{% blocktranslate %}``) missing from
+  ``locale/<language>/LC_MESSAGES/django.po`` (``make messages`` adds them), every msgid
+  without a translation or marked fuzzy, translations whose placeholders differ, and a compiled
+  ``django.mo`` that is missing or does not say what the ``.po`` says.
 
 It exits 1 when anything but stale entries and unchecked calls is found, else 0. The tests run
 the same checks (``tests/foundation/test_catalogues.py``).
@@ -17,6 +19,7 @@ the same checks (``tests/foundation/test_catalogues.py``).
 
 from __future__ import annotations
 
+import ast
 import gettext
 import json
 import re
@@ -273,8 +276,66 @@ def parse_po(text: str) -> list[PoEntry]:
     return entries
 
 
-def check_po(po: Path, mo: Path) -> Report:
-    """Check that every message of ``po`` is translated, and that ``mo`` says the same."""
+SERVER_SOURCES = ("config", "games", "leaderboards")
+SERVER_TEMPLATES = ("frontend",)
+_SINGULAR = {"gettext", "gettext_lazy", "gettext_noop", "_", "ngettext", "ngettext_lazy"}
+_CONTEXTUAL = {"pgettext", "pgettext_lazy", "npgettext", "npgettext_lazy"}
+_TEMPLATE_TAG = re.compile(
+    r"""\{%\s*(?:translate|trans)\s+(?P<q>["'])(?P<text>.*?)(?P=q)"""
+    r"""(?:\s+context\s+(?P<c>["'])(?P<context>.*?)(?P=c))?[^%]*%\}""",
+    re.S,
+)
+_TEMPLATE_BLOCK = re.compile(
+    r"""\{%\s*blocktrans(?:late)?(?P<options>[^%]*)%\}(?P<text>.*?)"""
+    r"""\{%\s*endblocktrans(?:late)?\s*%\}""",
+    re.S,
+)
+
+
+def _literal(node: ast.expr) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def server_strings(base: Path = BASE_DIR) -> dict[tuple[str | None, str], str]:
+    """Return the server's sentences, ``(context, msgid)`` → where: the literal arguments of
+    the gettext functions in the Python modules, and the translated texts of the templates."""
+    found: dict[tuple[str | None, str], str] = {}
+    for folder in SERVER_SOURCES:
+        for path in sorted((base / folder).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            where = str(path.relative_to(base))
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.Call) or not node.args:
+                    continue
+                func = node.func
+                name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
+                # The msgid is the (singular) text; a plural rides along with it.
+                if name in _SINGULAR:
+                    context, text = None, _literal(node.args[0])
+                elif name in _CONTEXTUAL and len(node.args) >= 2:
+                    context, text = _literal(node.args[0]), _literal(node.args[1])
+                else:
+                    continue
+                if text:
+                    found.setdefault((context, text), f"{where}:{node.lineno}")
+    for folder in SERVER_TEMPLATES:
+        for path in sorted((base / folder).rglob("*.html")):
+            source = path.read_text(encoding="utf-8")
+            where = str(path.relative_to(base))
+            for tag in _TEMPLATE_TAG.finditer(source):
+                found.setdefault((tag.group("context"), tag.group("text")), where)
+            for block in _TEMPLATE_BLOCK.finditer(source):
+                text = re.sub(r"\{\{\s*(\w+)\s*\}\}", r"%(\1)s", block.group("text"))
+                if "trimmed" in block.group("options"):
+                    text = " ".join(line.strip() for line in text.strip().splitlines())
+                context = re.search(r"""context\s+(["'])(.*?)\1""", block.group("options"))
+                found.setdefault((context.group(2) if context else None, text), where)
+    return found
+
+
+def check_po(po: Path, mo: Path, sources: Path | None = BASE_DIR) -> Report:
+    """Check that every message of ``po`` is translated, that ``mo`` says the same, and (with
+    ``sources``) that every sentence of the server's code is in ``po``."""
     report = Report()
     try:
         entries = read_po(po)
@@ -282,6 +343,13 @@ def check_po(po: Path, mo: Path) -> Report:
         report.problems.append(f"{po.name}: cannot be read: {error}")
         return report
     messages = [entry for entry in entries if entry.msgid]
+    if sources is not None:
+        known = {(entry.context, entry.msgid) for entry in messages}
+        for (context, text), where in sorted(
+            server_strings(sources).items(), key=lambda item: item[1]
+        ):
+            if (context, text) not in known:
+                report.missing.append(f"{where} {text!r} is not in {po.name}: run `make messages`")
     for entry in messages:
         where = f"{po.name}:{entry.line} {entry.msgid!r}"
         forms = [entry.strings.get(index, "") for index in range(max(len(entry.strings), 1))]

@@ -21,6 +21,7 @@ from config.catalogues import (
     check_po,
     client_strings,
     parse_po,
+    server_strings,
 )
 
 FRENCH = LOCALE_DIR / "fr" / "LC_MESSAGES"
@@ -132,7 +133,7 @@ def test_untranslated_fuzzy_and_mismatched_messages_are_told(tmp_path: Path) -> 
     )
 
     # when
-    report = check_po(po, tmp_path / "django.mo")
+    report = check_po(po, tmp_path / "django.mo", sources=None)
 
     # then
     assert [line.split(" ", 1)[1] for line in report.missing] == ["'Done.'", "'Nearly.'"]
@@ -177,3 +178,48 @@ def test_a_malformed_po_is_refused_with_its_line() -> None:
     for text in ['msgstr "x"\n', 'msgid "a"\nmsgstr x\n', '"lost"\n', 'msgid "a"\nmsgwhat "b"\n']:
         with pytest.raises(ValueError, match="line"):
             parse_po(text)
+
+
+def test_server_sentences_are_taken_from_gettext_calls_and_templates(tmp_path: Path) -> None:
+    # given
+    (tmp_path / "games").mkdir()
+    (tmp_path / "games" / "views.py").write_text(
+        "from django.utils.translation import gettext, ngettext, pgettext_lazy\n"
+        "A = gettext('One sentence.')\n"
+        "B = ngettext('{n} card', '{n} cards', n)\n"
+        "C = pgettext_lazy('rank', 'King')\n"
+        "D = gettext(variable)\n"
+        "E = print('not a sentence')\n",
+        encoding="utf-8",
+    )
+    (tmp_path / "frontend").mkdir()
+    (tmp_path / "frontend" / "page.html").write_text(
+        "{% translate \"Title\" %}{% translate 'Menu' context 'nav' %}\n"
+        "{% blocktranslate trimmed %}\n  Two\n  lines {{ who }}\n{% endblocktranslate %}\n",
+        encoding="utf-8",
+    )
+
+    # when
+    found = server_strings(tmp_path)
+
+    # then
+    assert set(found) == {
+        (None, "One sentence."),
+        (None, "{n} card"),
+        ("rank", "King"),
+        (None, "Title"),
+        ("nav", "Menu"),
+        (None, "Two lines %(who)s"),
+    }
+    assert found[(None, "One sentence.")] == "games/views.py:2"
+
+
+def test_a_sentence_of_the_code_missing_from_the_po_is_told(tmp_path: Path) -> None:
+    (tmp_path / "games").mkdir()
+    (tmp_path / "games" / "new.py").write_text("gettext('A brand new sentence.')\n")
+
+    report = check_po(FRENCH / "django.po", FRENCH / "django.mo", sources=tmp_path)
+
+    assert report.missing == [
+        "games/new.py:1 'A brand new sentence.' is not in django.po: run `make messages`"
+    ]
