@@ -223,3 +223,9 @@ def test_a_sentence_of_the_code_missing_from_the_po_is_told(tmp_path: Path) -> N
     assert report.missing == [
         "games/new.py:1 'A brand new sentence.' is not in django.po: run `make messages`"
     ]
+
+
+def test_the_checker_checks_every_language_of_the_service(settings) -> None:
+    from config.catalogues import LANGUAGES
+
+    assert set(LANGUAGES) == {code for code, _name in settings.LANGUAGES} - {"en"}
