@@ -5,7 +5,7 @@ PYTHON_BOOT := $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint bench fuzz load board solver-bench winrates clean
+.PHONY: run test lint messages bench fuzz load board solver-bench winrates clean
 
 run: $(VENV)/.installed-run
 	$(BIN)/python manage.py migrate --noinput
@@ -20,6 +20,18 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy games/engine
+
+# The translations (README, Languages): extract the server's sentences into every
+# locale/<language>/LC_MESSAGES/django.po (GNU gettext's xgettext and msgmerge), compile them into
+# django.mo (msgfmt), then check them and the client's frontend/i18n/<language>.json: what is
+# untranslated, stale or compiled out of date.
+MESSAGES_IGNORE := --ignore=.venv --ignore=tests --ignore=benchmarks --ignore=staticfiles \
+	--ignore=var --ignore=docs
+
+messages: $(VENV)/.installed-dev
+	$(BIN)/python manage.py makemessages --all --no-obsolete --add-location=file $(MESSAGES_IGNORE)
+	$(BIN)/python manage.py compilemessages $(MESSAGES_IGNORE)
+	$(BIN)/python -m config.catalogues
 
 $(BIN)/python:
 	$(PYTHON_BOOT) -m venv $(VENV)

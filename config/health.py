@@ -9,6 +9,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import connection
 from django.http import HttpRequest, JsonResponse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
 # Short: a stalled Redis must not hold the health check (or a load balancer probing it) long.
@@ -94,5 +95,5 @@ def healthz(request: HttpRequest) -> JsonResponse:
     if not healthy:
         down = [name for name, part in (("database", database), ("redis", cache)) if not part["ok"]]
         payload["error"] = "unavailable"
-        payload["detail"] = f"Unreachable: {', '.join(down)}."
+        payload["detail"] = gettext("Unreachable: {services}.").format(services=", ".join(down))
     return JsonResponse(payload, status=200 if healthy else 503)

@@ -9,9 +9,10 @@ Every error the service answers, on API paths and others alike, is the JSON body
   and 400 with the codes of api.md;
 - any other unhandled exception: 500 ``server_error``.
 
-``handler400`` and ``handler500`` of the URL configuration point at :func:`bad_request` and
-:func:`server_error`, so an error raised outside a view (in another middleware) is answered the
-same way.
+``handler400``, ``handler404`` and ``handler500`` of the URL configuration point at
+:func:`bad_request`, :func:`not_found` and :func:`server_error`, so an error raised outside a
+view (in another middleware, or a path no view serves) is answered the same way. Every sentence
+is in the request's language (README, Languages).
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from django.core.exceptions import (
 )
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.utils import translation
+from django.utils.translation import gettext, gettext_lazy
 
 from games.errors import ErrorCode
 
@@ -41,8 +44,10 @@ logger = logging.getLogger(__name__)
 # PoolTimeout reaches Django code as an OperationalError).
 DATABASE_UNAVAILABLE: tuple[type[Exception], ...] = (OperationalError, InterfaceError)
 RETRY_AFTER_SECONDS = 5
-UNAVAILABLE_DETAIL = "The service is temporarily unavailable; try again in a few seconds."
-SERVER_ERROR_DETAIL = "Something went wrong on the server."
+UNAVAILABLE_DETAIL = gettext_lazy(
+    "The service is temporarily unavailable; try again in a few seconds."
+)
+SERVER_ERROR_DETAIL = gettext_lazy("Something went wrong on the server.")
 
 
 def is_database_unavailable(error: BaseException | None) -> bool:
@@ -52,7 +57,8 @@ def is_database_unavailable(error: BaseException | None) -> bool:
 
 def error_response(code: ErrorCode, detail: str, status: int | None = None) -> JsonResponse:
     """Return the error body of api.md with the status of ``code`` (or ``status``)."""
-    response = JsonResponse({"error": code.value, "detail": detail}, status=status or code.status)
+    body = {"error": code.value, "detail": str(detail)}
+    response = JsonResponse(body, status=status or code.status)
     if code is ErrorCode.UNAVAILABLE:
         response["Retry-After"] = str(RETRY_AFTER_SECONDS)
     return response
@@ -67,7 +73,9 @@ def too_large_response() -> JsonResponse:
     """Answer 413 ``invalid``: the body is larger than the service accepts."""
     limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     return error_response(
-        ErrorCode.INVALID, f"The request body is larger than {limit} bytes.", status=413
+        ErrorCode.INVALID,
+        gettext("The request body is larger than {limit} bytes.").format(limit=limit),
+        status=413,
     )
 
 
@@ -80,11 +88,11 @@ def response_for_error(error: BaseException) -> JsonResponse:
     if isinstance(error, RequestDataTooBig):
         return too_large_response()
     if isinstance(error, Http404):
-        return error_response(ErrorCode.NOT_FOUND, "Nothing is here.")
+        return error_response(ErrorCode.NOT_FOUND, gettext("Nothing is here."))
     if isinstance(error, PermissionDenied):
-        return error_response(ErrorCode.FORBIDDEN, "You may not do this.")
+        return error_response(ErrorCode.FORBIDDEN, gettext("You may not do this."))
     if isinstance(error, SuspiciousOperation | BadRequest):
-        return error_response(ErrorCode.INVALID, "The request is malformed.")
+        return error_response(ErrorCode.INVALID, gettext("The request is malformed."))
     logger.error("unexpected error", exc_info=error)
     return error_response(ErrorCode.SERVER_ERROR, SERVER_ERROR_DETAIL)
 
@@ -93,7 +101,12 @@ def bad_request(request: HttpRequest, exception: Exception | None = None) -> Htt
     """``handler400``: a refused request (too large a body included) as a JSON error."""
     if isinstance(exception, RequestDataTooBig):
         return too_large_response()
-    return error_response(ErrorCode.INVALID, "The request is malformed.")
+    return error_response(ErrorCode.INVALID, gettext("The request is malformed."))
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """``handler404``: a path nothing serves, as a JSON error in the request's language."""
+    return error_response(ErrorCode.NOT_FOUND, gettext("Nothing is here."))
 
 
 def server_error(request: HttpRequest) -> HttpResponse:
@@ -131,7 +144,9 @@ class ErrorMiddleware:
     def _refusal(self, request: HttpRequest) -> HttpResponse | None:
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         if limit is not None and _declared_length(request) > limit:
-            return too_large_response()
+            # Before LocaleMiddleware: say it in the request's language all the same.
+            with translation.override(translation.get_language_from_request(request)):
+                return too_large_response()
         return None
 
     def __call__(self, request: HttpRequest) -> Any:

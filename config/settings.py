@@ -56,6 +56,9 @@ MIDDLEWARE = [
     "config.middleware.ErrorMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The request's language (README, Languages); after WhiteNoise, so that static files do not
+    # vary by language.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
@@ -142,7 +145,16 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-LANGUAGE_CODE = "en-us"
+# Languages (README, Languages): the language cookie, else the browser's Accept-Language, else
+# English. Server sentences are in locale/<language>/LC_MESSAGES/django.po, the client's in
+# frontend/i18n/<language>.json.
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("fr", "Français")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
+LANGUAGE_COOKIE_AGE = 365 * 24 * 60 * 60
+LANGUAGE_COOKIE_SAMESITE = "Lax"
+LANGUAGE_COOKIE_HTTPONLY = True  # the client reads its language from <html lang>
+LANGUAGE_COOKIE_SECURE = SESSION_COOKIE_SECURE
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True
@@ -200,7 +212,9 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Daily Patience API",
     "DESCRIPTION": "Daily patience (solitaire) challenges: variants, daily deals, games and "
-    "leaderboards.",
+    "leaderboards. Error details and the variants' names and descriptions are in English or "
+    "French, as the `django_language` cookie or else `Accept-Language` asks; error codes are "
+    "the same in every language.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # The interactive docs load Swagger UI from the service itself, not from a CDN.

@@ -10,12 +10,13 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from config.health import healthz
-from config.views import front_page
+from config.views import front_page, switch_language
 from games.views import rules_index, rules_page
 
 urlpatterns = [
     path("", front_page, name="front-page"),
     path("healthz", healthz, name="healthz"),
+    path("i18n/setlang/", switch_language, name="set_language"),
     path("admin/", admin.site.urls),
     path("rules/", rules_index, name="rules-index"),
     path("rules/<str:slug>/", rules_page, name="rules-page"),
@@ -28,4 +29,5 @@ if find_spec("games.urls") is not None:
 
 # Errors raised outside a view are answered in JSON too (config/middleware.py).
 handler400 = "config.middleware.bad_request"
+handler404 = "config.middleware.not_found"
 handler500 = "config.middleware.server_error"

@@ -109,6 +109,7 @@ class VariantAdmin(admin.ModelAdmin):
         "name",
         "slug",
         "description",
+        "translations",
         "enabled",
         "daily",
         "display_order",

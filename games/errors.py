@@ -51,6 +51,8 @@ class ServiceError(Exception):
     """A refusal with a code of api.md, a sentence for people and optional extra fields."""
 
     def __init__(self, code: ErrorCode, detail: str, **extra: Any) -> None:
+        # A lazy translation is said now, in the language of the request being answered.
+        detail = str(detail)
         super().__init__(detail)
         self.code = code
         self.detail = detail

@@ -68,6 +68,35 @@ class Player(AbstractBaseUser, PermissionsMixin):
         return self.nickname
 
 
+TRANSLATED_FIELDS = {"name": 60, "description": 2000}
+
+
+def translations_problem(value: Any) -> str | None:
+    """Return what is wrong with a variant's ``translations``, or None when it is well formed:
+    an object of language codes of ``LANGUAGES`` (English excepted), each an object of ``name``
+    and ``description`` texts."""
+    from django.conf import settings
+    from django.utils.translation import gettext
+
+    if not isinstance(value, dict):
+        return gettext("Translations are a JSON object of language codes.")
+    languages = {code for code, _name in settings.LANGUAGES} - {"en"}
+    for code, entry in value.items():
+        if code not in languages:
+            return gettext("{code!r} is not a language of the service ({languages}).").format(
+                code=code, languages=", ".join(sorted(languages))
+            )
+        if not isinstance(entry, dict) or not set(entry) <= set(TRANSLATED_FIELDS):
+            return gettext("Each language holds only a name and a description.")
+        for field, limit in TRANSLATED_FIELDS.items():
+            text = entry.get(field, "")
+            if not isinstance(text, str) or len(text) > limit or "\x00" in text:
+                return gettext("{field} in {code}: a text of at most {limit} characters.").format(
+                    field=field, code=code, limit=limit
+                )
+    return None
+
+
 class Variant(models.Model):
     """A patience variant of the catalogue: its rules document and how it is offered."""
 
@@ -78,6 +107,12 @@ class Variant(models.Model):
     enabled = models.BooleanField(default=True, help_text="Listed and playable.")
     daily = models.BooleanField(default=True, help_text="Gets a daily deal.")
     display_order = models.PositiveIntegerField(default=0)
+    translations = models.JSONField(
+        default=dict,
+        blank=True,
+        help_text='The name and description in other languages, e.g. {"fr": {"name": '
+        '"Castille", "description": "…"}}; the English ones serve where a language has none.',
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -86,6 +121,16 @@ class Variant(models.Model):
 
     def __str__(self) -> str:
         return self.name
+
+    def translated(self, field: str, language: str | None = None) -> str:
+        """Return the ``name`` or ``description`` in ``language`` (default: the active one),
+        falling back to the English field when that language has none."""
+        from django.utils import translation
+
+        code = (language or translation.get_language() or "en").split("-")[0]
+        entry = self.translations.get(code) if isinstance(self.translations, dict) else None
+        text = entry.get(field) if isinstance(entry, dict) else None
+        return text if isinstance(text, str) and text.strip() else getattr(self, field)
 
     def clean(self) -> None:
         """Refuse a rules document the engine cannot compile, naming the bad field."""
@@ -97,6 +142,9 @@ class Variant(models.Model):
             compile_rules(self.rules)
         except RulesError as error:
             raise ValidationError({"rules": str(error)}) from None
+        problem = translations_problem(self.translations)
+        if problem is not None:
+            raise ValidationError({"translations": problem})
 
     @property
     def decks(self) -> int:

@@ -25,8 +25,8 @@ def player_payload(player: Player) -> dict[str, Any]:
 def variant_payload(variant: Variant, *, with_rules: bool = False) -> dict[str, Any]:
     data: dict[str, Any] = {
         "slug": variant.slug,
-        "name": variant.name,
-        "description": variant.description,
+        "name": variant.translated("name"),
+        "description": variant.translated("description"),
         "decks": variant.decks,
         "daily": variant.daily,
     }

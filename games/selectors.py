@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from django.db.models import Count, Q
+from django.utils.translation import gettext
 
 from games import clock
 from games.engine import apply_move, deal, parse_move, parse_seed, player_view
@@ -25,7 +26,9 @@ def access_variant(slug: str) -> Variant:
     """Return the enabled variant ``slug``; raise ``not_found`` otherwise."""
     variant = Variant.objects.filter(slug=slug, enabled=True).first()
     if variant is None:
-        raise ServiceError(ErrorCode.NOT_FOUND, f"No variant {slug!r} is offered.")
+        raise ServiceError(
+            ErrorCode.NOT_FOUND, gettext("No variant {slug!r} is offered.").format(slug=slug)
+        )
     return variant
 
 
@@ -42,7 +45,9 @@ def check_date(text: str) -> dt.date:
             raise ValueError(text)
         return dt.date.fromisoformat(text)
     except ValueError:
-        raise ServiceError(ErrorCode.NOT_FOUND, f"{text!r} is not a date (YYYY-MM-DD).") from None
+        raise ServiceError(
+            ErrorCode.NOT_FOUND, gettext("{text!r} is not a date (YYYY-MM-DD).").format(text=text)
+        ) from None
 
 
 def deal_counts(deal: Deal) -> dict[str, int]:
@@ -66,9 +71,14 @@ def access_past_or_present_deal(slug: str, date: dt.date) -> Deal | None:
     """Return the deal of ``slug`` on ``date`` if it exists; raise ``not_found`` for the future."""
     variant = access_variant(slug)
     if not variant.daily:
-        raise ServiceError(ErrorCode.NOT_FOUND, f"{variant.name} has no daily deal.")
+        raise ServiceError(
+            ErrorCode.NOT_FOUND,
+            gettext("{variant} has no daily deal.").format(variant=variant.translated("name")),
+        )
     if date > clock.today():
-        raise ServiceError(ErrorCode.NOT_FOUND, "That day has not begun: its deal is secret.")
+        raise ServiceError(
+            ErrorCode.NOT_FOUND, gettext("That day has not begun: its deal is secret.")
+        )
     return Deal.objects.filter(variant=variant, date=date).select_related("variant").first()
 
 
@@ -76,7 +86,7 @@ def check_game_id(game_id: Any) -> str:
     """Return a game id from untrusted input; raise ``not_found`` for what cannot be one."""
     text = str(game_id)
     if not text or len(text) > 32 or "\x00" in text:  # PostgreSQL refuses NUL in a query
-        raise ServiceError(ErrorCode.NOT_FOUND, "No such game.")
+        raise ServiceError(ErrorCode.NOT_FOUND, gettext("No such game."))
     return text
 
 
@@ -88,14 +98,16 @@ def access_game(game_id: str, player: Player | None) -> Game:
         .first()
     )
     if game is None:
-        raise ServiceError(ErrorCode.NOT_FOUND, "No such game.")
+        raise ServiceError(ErrorCode.NOT_FOUND, gettext("No such game."))
     if player is not None and game.player_id == player.pk:
         return game
     if game.deal is not None and day_is_over(game.deal.date):
         return game
     if player is None:
-        raise ServiceError(ErrorCode.NOT_AUTHENTICATED, "Log in to see your games.")
-    raise ServiceError(ErrorCode.FORBIDDEN, "Only its player may see a game before its day ends.")
+        raise ServiceError(ErrorCode.NOT_AUTHENTICATED, gettext("Log in to see your games."))
+    raise ServiceError(
+        ErrorCode.FORBIDDEN, gettext("Only its player may see a game before its day ends.")
+    )
 
 
 def access_replay(game_id: str, player: Player | None) -> Game:
@@ -106,7 +118,7 @@ def access_replay(game_id: str, player: Player | None) -> Game:
         return game
     if game.is_over:
         return game
-    raise ServiceError(ErrorCode.FORBIDDEN, "The replay opens when the game is over.")
+    raise ServiceError(ErrorCode.FORBIDDEN, gettext("The replay opens when the game is over."))
 
 
 PAGE_LIMIT = 100
@@ -122,7 +134,11 @@ def check_page(offset: Any, limit: Any, *, default: int = PAGE_LIMIT) -> tuple[i
         text = str(value)
         if not text.isascii() or not text.isdigit() or len(text) > 9 or not low <= int(text) <= top:
             raise ServiceError(
-                ErrorCode.INVALID, f"'{name}' is an integer from {low} to {top}.", field=name
+                ErrorCode.INVALID,
+                gettext("'{name}' is an integer from {low} to {top}.").format(
+                    name=name, low=low, top=top
+                ),
+                field=name,
             )
         return int(text)
 
@@ -144,7 +160,7 @@ def player_games(
     if status is not None:
         if status not in GAME_STATUSES:
             raise ServiceError(
-                ErrorCode.INVALID, "'status' is 'playing' or 'over'.", field="status"
+                ErrorCode.INVALID, gettext("'status' is 'playing' or 'over'."), field="status"
             )
         games = games.filter(status__in=GAME_STATUSES[status])
     page = games.select_related("variant", "deal", "player").order_by("-started_at", "-id")

@@ -19,6 +19,7 @@ from typing import Any
 from django.db import connection
 from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Collate, Lower
+from django.utils.translation import gettext
 
 from games import clock
 from games.errors import ErrorCode, ServiceError
@@ -51,7 +52,9 @@ def check_variant(slug: str | None) -> Variant | None:
         return None
     variant = Variant.objects.filter(slug=slug).first() if "\x00" not in slug else None
     if variant is None:
-        raise ServiceError(ErrorCode.INVALID, f"No variant {slug!r}.", field="variant")
+        raise ServiceError(
+            ErrorCode.INVALID, gettext("No variant {slug!r}.").format(slug=slug), field="variant"
+        )
     return variant
 
 
@@ -62,7 +65,10 @@ def access_player(nickname: str) -> Player:
         found = Player.objects.alias(lower=Lower("nickname")).filter(lower=nickname.lower())
         player = found.first()
     if player is None:
-        raise ServiceError(ErrorCode.NOT_FOUND, f"No player is named {nickname!r}.")
+        raise ServiceError(
+            ErrorCode.NOT_FOUND,
+            gettext("No player is named {nickname!r}.").format(nickname=nickname),
+        )
     return player
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
@@ -13,5 +14,5 @@ class HexTokenAuthentication(TokenAuthentication):
 
     def authenticate_credentials(self, key: str) -> Any:
         if len(key) != 40 or not all(c in "0123456789abcdef" for c in key):
-            raise AuthenticationFailed("Invalid token.")
+            raise AuthenticationFailed(gettext("Invalid token."))
         return super().authenticate_credentials(key)

@@ -6,6 +6,7 @@ import io
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext
 from rest_framework.exceptions import APIException, ParseError
 from rest_framework.negotiation import DefaultContentNegotiation
 from rest_framework.parsers import JSONParser
@@ -33,7 +34,9 @@ class StrictJSONParser(JSONParser):
         if limit is not None and stream is not None:
             body = stream.read(limit + 1)
             if len(body) > limit:
-                raise RequestTooLarge(f"The request body is larger than {limit} bytes.")
+                raise RequestTooLarge(
+                    gettext("The request body is larger than {limit} bytes.").format(limit=limit)
+                )
             stream = io.BytesIO(body)
         try:
             return super().parse(stream, media_type, parser_context)
@@ -69,7 +72,7 @@ def json_object(request: Request) -> dict[str, Any]:
     """Return the request body, which must be a JSON object (an empty body counts as ``{}``)."""
     data = request.data
     if not isinstance(data, dict):
-        raise ServiceError(ErrorCode.INVALID, "The body must be a JSON object.")
+        raise ServiceError(ErrorCode.INVALID, gettext("The body must be a JSON object."))
     return data
 
 
@@ -85,4 +88,6 @@ def check_same_origin(request: Request) -> None:
     host = request.get_host()
     allowed = {f"http://{host}", f"https://{host}", *settings.CSRF_TRUSTED_ORIGINS}
     if origin not in allowed:
-        raise ServiceError(ErrorCode.FORBIDDEN, "Sign-in requests from another site are refused.")
+        raise ServiceError(
+            ErrorCode.FORBIDDEN, gettext("Sign-in requests from another site are refused.")
+        )

@@ -136,8 +136,11 @@ class CsrfBody(serializers.Serializer):
 
 class VariantBody(serializers.Serializer):
     slug = serializers.SlugField()
-    name = serializers.CharField()
-    description = serializers.CharField()
+    name = serializers.CharField(
+        help_text="In the request's language (see Accept-Language); English where the variant "
+        "has no translation."
+    )
+    description = serializers.CharField(help_text="In the request's language, like name.")
     decks = serializers.IntegerField()
     daily = serializers.BooleanField()
 
@@ -296,6 +299,15 @@ GAME_ID = OpenApiParameter(
     {"type": "string", "pattern": GAME_ID_PATTERN},
     OpenApiParameter.PATH,
     description="The game's id.",
+)
+LANGUAGE = OpenApiParameter(
+    "Accept-Language",
+    str,
+    OpenApiParameter.HEADER,
+    description="The language of names, descriptions and error details: `en` or `fr`. The "
+    "`django_language` cookie (set by `POST /i18n/setlang/`) wins over it; without either, "
+    "English. The answer's `Content-Language` names the language used. Error codes never "
+    "change with the language.",
 )
 SLUG = OpenApiParameter(
     "slug",

@@ -12,7 +12,12 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from config.middleware import RETRY_AFTER_SECONDS, UNAVAILABLE_DETAIL, is_database_unavailable
+from config.middleware import (
+    RETRY_AFTER_SECONDS,
+    SERVER_ERROR_DETAIL,
+    UNAVAILABLE_DETAIL,
+    is_database_unavailable,
+)
 from games.errors import ErrorCode, ServiceError
 
 logger = logging.getLogger(__name__)
@@ -61,14 +66,14 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
         if is_database_unavailable(exc):
             logger.warning("database unavailable: %s", exc)
             code = ErrorCode.UNAVAILABLE
-            body = {"error": code.value, "detail": UNAVAILABLE_DETAIL}
+            body = {"error": code.value, "detail": str(UNAVAILABLE_DETAIL)}
             return Response(
                 body, status=code.status, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
             )
         if not isinstance(exc, exceptions.APIException):
             logger.error("unexpected error in the API", exc_info=exc)
             code = ErrorCode.SERVER_ERROR
-            body = {"error": code.value, "detail": "Something went wrong on the server."}
+            body = {"error": code.value, "detail": str(SERVER_ERROR_DETAIL)}
             return Response(body, status=code.status)
         code = _code(exc)
         body = {"error": code.value, "detail": _sentence(exc.detail)}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from django.contrib.auth import login, logout
 from django.middleware.csrf import get_token
+from django.utils.translation import gettext
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
@@ -185,6 +186,7 @@ class VariantListView(ApiView):
     @extend_schema(
         tags=["variants"],
         summary="The enabled variants",
+        parameters=[docs.LANGUAGE],
         responses=docs.responses({200: docs.VariantBody(many=True)}),
     )
     def get(self, request: Request) -> Response:
@@ -195,7 +197,7 @@ class VariantDetailView(ApiView):
     @extend_schema(
         tags=["variants"],
         summary="One enabled variant with its rules document",
-        parameters=[docs.SLUG],
+        parameters=[docs.SLUG, docs.LANGUAGE],
         responses=docs.responses({200: docs.VariantDetailBody}, E.NOT_FOUND),
     )
     def get(self, request: Request, slug: str) -> Response:
@@ -426,4 +428,4 @@ class NotFoundView(ApiView):
     permission_classes = [AllowAny]
 
     def initial(self, request: Request, *args: object, **kwargs: object) -> None:
-        raise NotFound(f"No API endpoint at {request.path}.")
+        raise NotFound(gettext("No API endpoint at {path}.").format(path=request.path))

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .cards import RANK_OF, RED, SUIT_OF, card_label
+from .cards import RANK_OF, RED, SUIT_OF
 from .moves import IllegalCode
+from .reasons import BaseWord, CardWord, Reason, gettext_noop, reason
 from .rules import (
     BASE_FROM_DEAL,
     FOUNDATION_LIMIT,
@@ -13,12 +14,11 @@ from .rules import (
     Direction,
     PileRule,
     SuitRule,
-    describe_base,
 )
 from .state import Pile
 
-Refusal = tuple[IllegalCode, Callable[[], str]]
-"""A refusal: its code, and a function that says it in words (formatted only when needed)."""
+Refusal = tuple[IllegalCode, Callable[[], Reason]]
+"""A refusal: its code, and a function that gives its reason (made only when needed)."""
 
 
 def builds(rule: Build, lower: int, upper: int) -> bool:
@@ -59,7 +59,9 @@ def foundation_refusal(
 ) -> Refusal | None:
     """Return why the foundation ``rule`` holding ``cards`` refuses ``card``, or None."""
     if len(cards) >= FOUNDATION_LIMIT:
-        return IllegalCode.FOUNDATION_FULL, lambda: f"{rule.id} already holds 13 cards."
+        return IllegalCode.FOUNDATION_FULL, lambda: reason(
+            gettext_noop("{pile} already holds 13 cards."), pile=rule.id
+        )
     if not cards:
         base = base_rank if rule.base_rank == BASE_FROM_DEAL else rule.base_rank
         if RANK_OF[card] != base or (
@@ -67,9 +69,13 @@ def foundation_refusal(
         ):
             return (
                 IllegalCode.WRONG_BASE,
-                lambda: (
-                    f"{card_label(card)} cannot start {rule.id}: an empty foundation there "
-                    f"takes {describe_base(rule, base_rank)}."
+                lambda: reason(
+                    gettext_noop(
+                        "{card} cannot start {pile}: an empty foundation there takes {base}."
+                    ),
+                    card=CardWord(card),
+                    pile=rule.id,
+                    base=BaseWord(base, rule.base_suit),
                 ),
             )
         return None
@@ -77,9 +83,12 @@ def foundation_refusal(
     if not builds(rule.build, cards[-1], card):
         return (
             IllegalCode.DOES_NOT_BUILD,
-            lambda: (
-                f"{card_label(card)} cannot go on {card_label(cards[-1])}: "
-                f"{rule.id} builds {rule.build.describe()}."
+            lambda: reason(
+                gettext_noop("{card} cannot go on {under}: {pile} builds {build}."),
+                card=CardWord(card),
+                under=CardWord(cards[-1]),
+                pile=rule.id,
+                build=rule.build,
             ),
         )
     return None

@@ -22,7 +22,8 @@ def _entries() -> dict[str, dict[str, Any]]:
 
 
 def catalogue() -> list[dict[str, Any]]:
-    """Return every shipped variant: slug, name, description, launch, order and rules."""
+    """Return every shipped variant: slug, name, description, translations (of the name and
+    description, by language code; optional), launch, order and rules."""
     return [json.loads(json.dumps(entry)) for entry in _entries().values()]
 
 

@@ -6,6 +6,8 @@ import enum
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from .reasons import Reason, gettext_noop, reason
+
 
 class IllegalCode(enum.StrEnum):
     """Stable machine codes of ``IllegalMove``."""
@@ -33,16 +35,22 @@ class IllegalCode(enum.StrEnum):
 
 
 class IllegalMove(Exception):
-    """A move the rules refuse: ``code`` for machines, ``detail`` for people."""
+    """A move the rules refuse: ``code`` for machines, ``detail`` for people (in English;
+    ``reason`` lets another language say it)."""
 
-    def __init__(self, code: IllegalCode, detail: str) -> None:
-        super().__init__(detail)
+    def __init__(self, code: IllegalCode, detail: Reason | str) -> None:
+        self.reason = detail if isinstance(detail, Reason) else Reason(detail)
         self.code = code
-        self.detail = detail
+        self.detail = str(self.reason)
+        super().__init__(self.detail)
 
 
 class MalformedMove(ValueError):
     """A MOVE object that is not well formed (as opposed to well formed but illegal)."""
+
+    def __init__(self, detail: Reason | str) -> None:
+        self.reason = detail if isinstance(detail, Reason) else Reason(detail)
+        super().__init__(str(self.reason))
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,29 +99,42 @@ class Undo:
 AnyMove = Move | Deal | Redeal | Undo
 _SIMPLE: dict[str, AnyMove] = {"deal": Deal(), "redeal": Redeal(), "undo": Undo()}
 MAX_COUNT = 1000
+_BAD_TYPE = gettext_noop("a move's type must be 'move', 'deal', 'redeal' or 'undo'")
 
 
 def parse_move(data: Any) -> AnyMove:
     """Return the move written by a MOVE object of api.md; raise ``MalformedMove`` otherwise."""
     if not isinstance(data, dict):
-        raise MalformedMove("a move must be a JSON object")
+        raise MalformedMove(reason(gettext_noop("a move must be a JSON object")))
     kind = data.get("type")
     if not isinstance(kind, str):
-        raise MalformedMove("a move's type must be 'move', 'deal', 'redeal' or 'undo'")
+        raise MalformedMove(reason(_BAD_TYPE))
     if kind in _SIMPLE:
         extra = set(data) - {"type"}
         if extra:
-            raise MalformedMove(f"a {kind} move takes no other field (got {sorted(extra)})")
+            raise MalformedMove(
+                reason(
+                    gettext_noop("a {kind} move takes no other field (got {fields})"),
+                    kind=kind,
+                    fields=str(sorted(extra)),
+                )
+            )
         return _SIMPLE[kind]
     if kind != "move":
-        raise MalformedMove("a move's type must be 'move', 'deal', 'redeal' or 'undo'")
+        raise MalformedMove(reason(_BAD_TYPE))
     extra = set(data) - {"type", "from", "to", "count"}
     if extra:
-        raise MalformedMove(f"unknown field(s) in a move: {sorted(extra)}")
+        raise MalformedMove(
+            reason(gettext_noop("unknown field(s) in a move: {fields}"), fields=str(sorted(extra)))
+        )
     source, target = data.get("from"), data.get("to")
     if not isinstance(source, str) or not isinstance(target, str):
-        raise MalformedMove("a move needs 'from' and 'to', each a pile id such as 'tableau-3'")
+        raise MalformedMove(
+            reason(gettext_noop("a move needs 'from' and 'to', each a pile id such as 'tableau-3'"))
+        )
     count = data.get("count", 1)
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= MAX_COUNT:
-        raise MalformedMove(f"'count' must be an integer from 1 to {MAX_COUNT}")
+        raise MalformedMove(
+            reason(gettext_noop("'count' must be an integer from 1 to {limit}"), limit=MAX_COUNT)
+        )
     return Move(source, target, count)

@@ -9,9 +9,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .building import Refusal, builds, foundation_refusal, sequence_length
-from .cards import RANK_OF, card_label, rank_label
+from .cards import RANK_OF
 from .dealing import redeal
 from .moves import AnyMove, Deal, IllegalCode, IllegalMove, Move, Redeal, Undo
+from .reasons import CardWord, RankWord, gettext_noop, reason
 from .rules import ANY_RANK, BASE_FROM_DEAL, NO_CARD, Kind, PileRule, Return, Variant
 from .state import Pile, State
 
@@ -24,31 +25,39 @@ def _tableau_refusal(state: State, rule: PileRule, pile: Pile, card: int) -> Ref
             return None
         return (
             IllegalCode.DOES_NOT_BUILD,
-            lambda: (
-                f"{card_label(card)} cannot go on {card_label(pile.cards[-1])}: "
-                f"the tableau builds {rule.build.describe()}."
+            lambda: reason(
+                gettext_noop("{card} cannot go on {under}: the tableau builds {build}."),
+                card=CardWord(card),
+                under=CardWord(pile.cards[-1]),
+                build=rule.build,
             ),
         )
     if rule.refill_from is not None and state.piles[rule.refill_from].cards:
         source = state.variant.ids[rule.refill_from]
         return (
             IllegalCode.EMPTY_REFUSES,
-            lambda: f"An empty tableau pile is filled from {source} while it has cards.",
+            lambda: reason(
+                gettext_noop("An empty tableau pile is filled from {pile} while it has cards."),
+                pile=source,
+            ),
         )
     wanted = rule.empty_rank
     if wanted == ANY_RANK:
         return None
     if wanted == NO_CARD:
-        return IllegalCode.EMPTY_REFUSES, lambda: "An empty tableau pile is never filled here."
+        return IllegalCode.EMPTY_REFUSES, lambda: reason(
+            gettext_noop("An empty tableau pile is never filled here.")
+        )
     if wanted == BASE_FROM_DEAL:
         wanted = state.base_rank or 0
     if RANK_OF[card] == wanted:
         return None
     return (
         IllegalCode.EMPTY_REFUSES,
-        lambda: (
-            f"{card_label(card)} cannot fill an empty tableau pile: "
-            f"only a {rank_label(wanted)} may."
+        lambda: reason(
+            gettext_noop("{card} cannot fill an empty tableau pile: only a {rank} may."),
+            card=CardWord(card),
+            rank=RankWord(wanted),
         ),
     )
 
@@ -60,7 +69,9 @@ def refusal(state: State, move: Move) -> Refusal | None:
     dst = index.get(move.target)
     if src is None or dst is None:
         bad = move.source if src is None else move.target
-        return IllegalCode.NO_SUCH_PILE, lambda: f"This game has no pile named {bad!r}."
+        return IllegalCode.NO_SUCH_PILE, lambda: reason(
+            gettext_noop("This game has no pile named {pile!r}."), pile=bad
+        )
     return _transfer_refusal(state, src, dst, move.count)
 
 
@@ -68,49 +79,74 @@ def _transfer_refusal(state: State, src: int, dst: int, count: int) -> Refusal |
     """Return why moving the top ``count`` cards of pile ``src`` onto ``dst`` is illegal."""
     variant = state.variant
     if src == dst:
-        return IllegalCode.SAME_PILE, lambda: "A card cannot be moved onto its own pile."
+        return IllegalCode.SAME_PILE, lambda: reason(
+            gettext_noop("A card cannot be moved onto its own pile.")
+        )
     src_rule, dst_rule = variant.piles[src], variant.piles[dst]
     source, target = src_rule.id, dst_rule.id
     pile = state.piles[src]
     kind = src_rule.kind
     if kind is Kind.STOCK:
-        return IllegalCode.SOURCE_LOCKED, lambda: "Cards leave the stock only by a deal."
+        return IllegalCode.SOURCE_LOCKED, lambda: reason(
+            gettext_noop("Cards leave the stock only by a deal.")
+        )
     if not pile.cards:
-        return IllegalCode.EMPTY_SOURCE, lambda: f"{source} is empty."
+        return IllegalCode.EMPTY_SOURCE, lambda: reason(
+            gettext_noop("{pile} is empty."), pile=source
+        )
     if count > len(pile.cards):
-        return IllegalCode.TOO_MANY_CARDS, lambda: f"{source} holds only {len(pile.cards)} card(s)."
+        return IllegalCode.TOO_MANY_CARDS, lambda: reason(
+            gettext_noop("{pile} holds only {count} card(s)."), pile=source, count=len(pile.cards)
+        )
     if count > len(pile.cards) - pile.hidden:
         return (
             IllegalCode.FACE_DOWN,
-            lambda: f"Only face-up cards move: {source} shows {pile.face_up} face-up card(s).",
+            lambda: reason(
+                gettext_noop("Only face-up cards move: {pile} shows {count} face-up card(s)."),
+                pile=source,
+                count=pile.face_up,
+            ),
         )
     if kind is Kind.FOUNDATION:
         back = variant.foundation_return
         if back is Return.NONE:
             return (
                 IllegalCode.SOURCE_LOCKED,
-                lambda: "Cards on the foundations stay there in this game.",
+                lambda: reason(gettext_noop("Cards on the foundations stay there in this game.")),
             )
         if src_rule.placed and len(pile.cards) == 1:
-            return IllegalCode.BASE_CARD, lambda: f"The base card of {source} never moves."
+            return IllegalCode.BASE_CARD, lambda: reason(
+                gettext_noop("The base card of {pile} never moves."), pile=source
+            )
         if back is Return.TABLEAU and dst_rule.kind is not Kind.TABLEAU:
             return (
                 IllegalCode.SOURCE_LOCKED,
-                lambda: "A card on a foundation may only be played back to the tableau.",
+                lambda: reason(
+                    gettext_noop("A card on a foundation may only be played back to the tableau.")
+                ),
             )
     if count > 1:
         if not src_rule.sequences:
-            return IllegalCode.SINGLE_CARDS, lambda: f"Only one card at a time moves from {source}."
+            return IllegalCode.SINGLE_CARDS, lambda: reason(
+                gettext_noop("Only one card at a time moves from {pile}."), pile=source
+            )
         if dst_rule.kind is not Kind.TABLEAU:
-            return IllegalCode.SINGLE_CARDS, lambda: f"Only one card at a time goes to {target}."
+            return IllegalCode.SINGLE_CARDS, lambda: reason(
+                gettext_noop("Only one card at a time goes to {pile}."), pile=target
+            )
         build = src_rule.build
         assert build is not None
         if sequence_length(build, pile) < count:
             return (
                 IllegalCode.NOT_A_SEQUENCE,
-                lambda: (
-                    f"The top {count} cards of {source} are not a sequence: "
-                    f"the tableau builds {build.describe()}."
+                lambda: reason(
+                    gettext_noop(
+                        "The top {count} cards of {pile} are not a sequence: "
+                        "the tableau builds {build}."
+                    ),
+                    count=count,
+                    pile=source,
+                    build=build,
                 ),
             )
     card = pile.cards[-count]
@@ -120,7 +156,7 @@ def _transfer_refusal(state: State, src: int, dst: int, count: int) -> Refusal |
         return foundation_refusal(dst_rule, state.piles[dst].cards, card, state.base_rank)
     return (
         IllegalCode.TARGET_REFUSES,
-        lambda: f"Nothing may be played onto the {dst_rule.kind.value}.",
+        lambda: reason(gettext_noop("Nothing may be played onto {kind}."), kind=dst_rule.kind),
     )
 
 
@@ -164,16 +200,22 @@ def deal_refusal(state: State) -> Refusal | None:
     variant = state.variant
     stock = variant.stock
     if stock is None or variant.stock_index is None:
-        return IllegalCode.NO_STOCK, lambda: "This game has no stock."
+        return IllegalCode.NO_STOCK, lambda: reason(gettext_noop("This game has no stock."))
     if state.piles[variant.stock_index].cards:
         return None
     if stock.deal_to is not Kind.WASTE:
-        return IllegalCode.NOTHING_TO_DEAL, lambda: "The stock is empty, and it is never redealt."
+        return IllegalCode.NOTHING_TO_DEAL, lambda: reason(
+            gettext_noop("The stock is empty, and it is never redealt.")
+        )
     assert variant.waste_index is not None
     if not state.piles[variant.waste_index].cards:
-        return IllegalCode.NOTHING_TO_DEAL, lambda: "The stock and the waste are both empty."
+        return IllegalCode.NOTHING_TO_DEAL, lambda: reason(
+            gettext_noop("The stock and the waste are both empty.")
+        )
     if state.redeals_left == 0:
-        return IllegalCode.NO_REDEALS_LEFT, lambda: "The stock is empty and no redeal is left."
+        return IllegalCode.NO_REDEALS_LEFT, lambda: reason(
+            gettext_noop("The stock is empty and no redeal is left.")
+        )
     return None
 
 
@@ -216,38 +258,45 @@ def redeal_refusal(state: State) -> Refusal | None:
     if state.variant.redeal_hook is None:
         return (
             IllegalCode.NO_REDEAL,
-            lambda: "This game has no redeal: use a deal to turn the stock.",
+            lambda: reason(gettext_noop("This game has no redeal: use a deal to turn the stock.")),
         )
     if state.redeals_left == 0:
-        return IllegalCode.NO_REDEALS_LEFT, lambda: "No redeal is left."
+        return IllegalCode.NO_REDEALS_LEFT, lambda: reason(gettext_noop("No redeal is left."))
     return None
 
 
 def apply_move(state: State, move: AnyMove) -> State:
     """Return the position after ``move``; raise ``IllegalMove`` if the rules refuse it."""
     if state.won:
-        raise IllegalMove(IllegalCode.GAME_WON, "The game is won: every card is on a foundation.")
+        raise IllegalMove(
+            IllegalCode.GAME_WON,
+            reason(gettext_noop("The game is won: every card is on a foundation.")),
+        )
     if isinstance(move, Undo):
         if state.previous is None:
             raise IllegalMove(
                 IllegalCode.NOTHING_TO_UNDO,
-                "Nothing to undo: a deal, a redeal or a revealed card cannot be taken back.",
+                reason(
+                    gettext_noop(
+                        "Nothing to undo: a deal, a redeal or a revealed card cannot be taken back."
+                    )
+                ),
             )
         return state.previous
     if isinstance(move, Move):
-        reason = refusal(state, move)
-        if reason is not None:
-            raise IllegalMove(reason[0], reason[1]())
+        refused = refusal(state, move)
+        if refused is not None:
+            raise IllegalMove(refused[0], refused[1]())
         return _apply_transfer(state, move)
     if isinstance(move, Deal):
-        reason = deal_refusal(state)
-        if reason is not None:
-            raise IllegalMove(reason[0], reason[1]())
+        refused = deal_refusal(state)
+        if refused is not None:
+            raise IllegalMove(refused[0], refused[1]())
         return _apply_deal(state)
     if isinstance(move, Redeal):
-        reason = redeal_refusal(state)
-        if reason is not None:
-            raise IllegalMove(reason[0], reason[1]())
+        refused = redeal_refusal(state)
+        if refused is not None:
+            raise IllegalMove(refused[0], refused[1]())
         return redeal(state)
     raise TypeError(f"not a move: {move!r}")
 

@@ -11,7 +11,7 @@ def variants_load(*, include_extras: bool = False, update: bool = False) -> dict
 
     Launch variants are enabled and daily; the further ones (``include_extras``) arrive
     disabled, for admins to offer when they choose. Existing rows keep admins' edits unless
-    ``update``.
+    ``update``; one that has no translations yet gets the document's.
     """
     report = {}
     for entry in catalogue():
@@ -21,6 +21,7 @@ def variants_load(*, include_extras: bool = False, update: bool = False) -> dict
             "name": entry["name"],
             "description": entry["description"],
             "rules": entry["rules"],
+            "translations": entry.get("translations", {}),
         }
         variant = Variant.objects.filter(slug=entry["slug"]).first()
         if variant is None:
@@ -35,6 +36,9 @@ def variants_load(*, include_extras: bool = False, update: bool = False) -> dict
         elif update:
             Variant.objects.filter(pk=variant.pk).update(**fields)
             report[entry["slug"]] = "updated"
+        elif not variant.translations and fields["translations"]:
+            Variant.objects.filter(pk=variant.pk).update(translations=fields["translations"])
+            report[entry["slug"]] = "kept (translations added)"
         else:
             report[entry["slug"]] = "kept"
     return report

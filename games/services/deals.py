@@ -18,6 +18,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from games import clock, selectors
 from games.engine import SolveResult, commitment, daily_seed, deal, solve
@@ -175,7 +176,7 @@ def deal_of_day(*, slug: str, date_text: str) -> Deal:
     found = selectors.access_past_or_present_deal(slug, date)
     if found is None:
         if date != clock.today():
-            raise ServiceError(ErrorCode.NOT_FOUND, "No deal was made that day.")
+            raise ServiceError(ErrorCode.NOT_FOUND, gettext("No deal was made that day."))
         return deal_get_or_create(variant=selectors.access_variant(slug), date=date)
     if date < clock.today():
         games_close_expired(deal=found)

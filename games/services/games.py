@@ -15,6 +15,7 @@ from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import F
+from django.utils.translation import gettext, gettext_noop, pgettext_lazy
 
 from games import clock, events, positions, selectors, signals
 from games.engine import (
@@ -32,6 +33,7 @@ from games.engine import (
 )
 from games.errors import ErrorCode, ServiceError
 from games.models import Deal, Game, Move, Player, Result, Variant, VerificationFailure
+from games.refusals import say_refusal
 from games.rulesets import compiled
 from games.services.deals import deal_get_or_create
 from games.validation import is_text
@@ -74,7 +76,7 @@ MOVE_COLUMNS = (
     "void_reason",
 )
 
-BANNED_DETAIL = (
+BANNED_DETAIL = gettext_noop(
     "This account is banned from the daily challenges; practice games are still open to it."
 )
 
@@ -98,7 +100,9 @@ VERIFY_COLUMNS = (
 def check_ply(value: Any) -> int:
     """Return a ply from untrusted input."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_PLY:
-        raise ServiceError(ErrorCode.INVALID, "'ply' must be a non-negative integer.", field="ply")
+        raise ServiceError(
+            ErrorCode.INVALID, gettext("'ply' must be a non-negative integer."), field="ply"
+        )
     return value
 
 
@@ -107,15 +111,22 @@ def check_move(value: Any) -> Any:
     try:
         return parse_move(value)
     except MalformedMove as error:
-        raise ServiceError(ErrorCode.INVALID, f"Bad move: {error}.", field="move") from None
+        detail = gettext("Bad move: {error}.").format(error=say_refusal(error.reason))
+        raise ServiceError(ErrorCode.INVALID, detail, field="move") from None
 
 
 def _enabled_variant(slug: Any) -> Variant:
     if not isinstance(slug, str) or "\x00" in slug or len(slug) > 40:
-        raise ServiceError(ErrorCode.INVALID, "Name the variant by its slug.", field="variant")
+        raise ServiceError(
+            ErrorCode.INVALID, gettext("Name the variant by its slug."), field="variant"
+        )
     variant = Variant.objects.filter(slug=slug, enabled=True).first()
     if variant is None:
-        raise ServiceError(ErrorCode.INVALID, f"No variant {slug!r} is offered.", field="variant")
+        raise ServiceError(
+            ErrorCode.INVALID,
+            gettext("No variant {slug!r} is offered.").format(slug=slug),
+            field="variant",
+        )
     return variant
 
 
@@ -148,13 +159,17 @@ def game_start(*, player: Player, variant: Any, mode: Any, seed: Any = None) -> 
     chosen = _enabled_variant(variant)
     if mode == Game.Mode.DAILY:
         if seed is not None:
-            raise ServiceError(ErrorCode.INVALID, "A daily game takes no seed.", field="seed")
+            raise ServiceError(
+                ErrorCode.INVALID, gettext("A daily game takes no seed."), field="seed"
+            )
         if not chosen.daily:
             raise ServiceError(
-                ErrorCode.INVALID, f"{chosen.name} has no daily deal.", field="variant"
+                ErrorCode.INVALID,
+                gettext("{variant} has no daily deal.").format(variant=chosen.translated("name")),
+                field="variant",
             )
         if Player.objects.filter(pk=player.pk, banned_at__isnull=False).exists():
-            raise ServiceError(ErrorCode.FORBIDDEN, BANNED_DETAIL)
+            raise ServiceError(ErrorCode.FORBIDDEN, gettext(BANNED_DETAIL))
         today_deal = deal_get_or_create(variant=chosen, date=clock.today())
         existing = Game.objects.filter(player=player, deal=today_deal).first()
         if existing is not None:
@@ -180,7 +195,9 @@ def game_start(*, player: Player, variant: Any, mode: Any, seed: Any = None) -> 
         if not is_text(seed, limit=SEED_TEXT_LIMIT):
             raise ServiceError(
                 ErrorCode.INVALID,
-                f"A practice seed is a text of at most {SEED_TEXT_LIMIT} characters (no NUL).",
+                gettext("A practice seed is a text of at most {limit} characters (no NUL).").format(
+                    limit=SEED_TEXT_LIMIT
+                ),
                 field="seed",
             )
         game = _new_game(
@@ -193,7 +210,9 @@ def game_start(*, player: Player, variant: Any, mode: Any, seed: Any = None) -> 
             seed_chosen=chosen_seed,
         )
         return game, True
-    raise ServiceError(ErrorCode.INVALID, "The mode is 'daily' or 'practice'.", field="mode")
+    raise ServiceError(
+        ErrorCode.INVALID, gettext("The mode is 'daily' or 'practice'."), field="mode"
+    )
 
 
 # --- locking --------------------------------------------------------------------------------
@@ -213,11 +232,11 @@ def _lock(game_id: Any) -> Game | None:
 def _locked_game(game_id: Any, player: Player) -> Game:
     game = _lock(game_id)
     if game is None:
-        raise ServiceError(ErrorCode.NOT_FOUND, "No such game.")
+        raise ServiceError(ErrorCode.NOT_FOUND, gettext("No such game."))
     if game.player_id != player.pk:
-        raise ServiceError(ErrorCode.FORBIDDEN, "Only the game's player may play it.")
+        raise ServiceError(ErrorCode.FORBIDDEN, gettext("Only the game's player may play it."))
     if game.mode == Game.Mode.DAILY and game.player.banned_at is not None:
-        raise ServiceError(ErrorCode.FORBIDDEN, BANNED_DETAIL)
+        raise ServiceError(ErrorCode.FORBIDDEN, gettext(BANNED_DETAIL))
     game.player = player  # the payload names the player: no query for it
     return game
 
@@ -372,13 +391,31 @@ def _close_expired(game_id: Any) -> tuple[Game | None, bool]:
 
 # --- playing --------------------------------------------------------------------------------
 
+STATUS_WORDS = {
+    Game.Status.PLAYING: pgettext_lazy("game status", "playing"),
+    Game.Status.WON: pgettext_lazy("game status", "won"),
+    Game.Status.RESIGNED: pgettext_lazy("game status", "resigned"),
+}
+
+
+def game_over_error(game: Game) -> ServiceError:
+    """Return the ``game_over`` refusal of a finished game, naming how it ended."""
+    status = STATUS_WORDS.get(game.status, game.status)
+    return ServiceError(
+        ErrorCode.GAME_OVER, gettext("This game is over ({status}).").format(status=status)
+    )
+
 
 def _refusal(game: Game, expected: int) -> ServiceError | None:
     if game.is_over:
-        return ServiceError(ErrorCode.GAME_OVER, f"This game is over ({game.status}).")
+        return game_over_error(game)
     if expected != game.ply:
         return ServiceError(
-            ErrorCode.STALE_PLY, f"The game is at ply {game.ply}, not {expected}.", ply=game.ply
+            ErrorCode.STALE_PLY,
+            gettext("The game is at ply {ply}, not {expected}.").format(
+                ply=game.ply, expected=expected
+            ),
+            ply=game.ply,
         )
     return None
 
@@ -389,7 +426,7 @@ def _position(game: Game) -> Any:
     except positions.DamagedGame as damage:
         logger.error("%s", damage)
         raise ServiceError(
-            ErrorCode.GAME_OVER, "This game's record is damaged: it cannot be played on."
+            ErrorCode.GAME_OVER, gettext("This game's record is damaged: it cannot be played on.")
         ) from None
 
 
@@ -409,7 +446,10 @@ def game_move(*, game_id: Any, player: Player, ply: Any, move: Any) -> Game:
                 state = apply_move(_position(game), parsed)
             except IllegalMove as illegal:
                 error = ServiceError(
-                    ErrorCode.ILLEGAL_MOVE, illegal.detail, reason=illegal.code.value, ply=game.ply
+                    ErrorCode.ILLEGAL_MOVE,
+                    say_refusal(illegal.reason),
+                    reason=illegal.code.value,
+                    ply=game.ply,
                 )
         if error is None:
             now = clock.now()
@@ -457,7 +497,7 @@ def game_resign(*, game_id: Any, player: Player) -> Game:
         if _close_if_day_over(game):
             transaction.on_commit(lambda: events.game_changed(game))
         if game.is_over:
-            error = ServiceError(ErrorCode.GAME_OVER, f"This game is over ({game.status}).")
+            error = game_over_error(game)
         else:
             game.save(update_fields=_finish(game, Game.Status.RESIGNED, clock.now()))
             transaction.on_commit(lambda: events.game_changed(game))

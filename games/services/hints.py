@@ -12,12 +12,13 @@ import threading
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from games import positions, selectors
 from games.engine import solve
 from games.errors import ErrorCode, ServiceError
 from games.models import Game, Player
-from games.services.games import BANNED_DETAIL, game_close_if_expired
+from games.services.games import BANNED_DETAIL, game_close_if_expired, game_over_error
 
 _one_at_a_time = threading.Semaphore(1)
 
@@ -26,18 +27,20 @@ def game_hint(*, game_id: Any, player: Player) -> dict[str, Any]:
     """Return ``{"move": MOVE | None, "detail": sentence}`` for the player's game in play."""
     game = selectors.access_game(game_id, player)
     if game.player_id != player.pk:
-        raise ServiceError(ErrorCode.FORBIDDEN, "Only the game's player may ask for a hint.")
+        raise ServiceError(
+            ErrorCode.FORBIDDEN, gettext("Only the game's player may ask for a hint.")
+        )
     if game.mode == Game.Mode.DAILY and (
         Player.objects.filter(pk=player.pk, banned_at__isnull=False).exists()
     ):
-        raise ServiceError(ErrorCode.FORBIDDEN, BANNED_DETAIL)
+        raise ServiceError(ErrorCode.FORBIDDEN, gettext(BANNED_DETAIL))
     game = game_close_if_expired(game=game)
     if game.is_over:
-        raise ServiceError(ErrorCode.GAME_OVER, f"This game is over ({game.status}).")
+        raise game_over_error(game)
     state = positions.position(game)
     if not _one_at_a_time.acquire(timeout=settings.HINT_SECONDS):
         raise ServiceError(
-            ErrorCode.RATE_LIMITED, "Hints are busy; ask again in a moment.", retry_after=1
+            ErrorCode.RATE_LIMITED, gettext("Hints are busy; ask again in a moment."), retry_after=1
         )
     try:
         result = solve(state, budget_seconds=settings.HINT_SECONDS)
@@ -46,7 +49,13 @@ def game_hint(*, game_id: Any, player: Player) -> dict[str, Any]:
     if result.outcome == "won" and result.line:
         # Only a game still in play becomes assisted; a hint is given once it is marked.
         Game.objects.filter(pk=game.pk, status=Game.Status.PLAYING).update(assisted=True)
-        return {"move": result.line[0].to_json(), "detail": "The next move of a winning line."}
+        return {
+            "move": result.line[0].to_json(),
+            "detail": gettext("The next move of a winning line."),
+        }
     if result.outcome == "lost":
-        return {"move": None, "detail": "No winning line is left from this position."}
-    return {"move": None, "detail": "No winning line was found in the time a hint may take."}
+        return {"move": None, "detail": gettext("No winning line is left from this position.")}
+    return {
+        "move": None,
+        "detail": gettext("No winning line was found in the time a hint may take."),
+    }

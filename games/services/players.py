@@ -9,6 +9,7 @@ from django.contrib.auth import authenticate
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework.authtoken.models import Token
 
 from games.errors import ErrorCode, ServiceError
@@ -16,7 +17,7 @@ from games.models import Player
 from games.validation import is_text
 
 NICKNAME = re.compile(r"[A-Za-z0-9_-]{3,24}")
-NICKNAME_RULE = "A nickname is 3 to 24 letters, digits, '_' or '-'."
+NICKNAME_RULE = gettext_lazy("A nickname is 3 to 24 letters, digits, '_' or '-'.")
 
 
 def is_nickname(value: Any) -> bool:
@@ -30,7 +31,9 @@ def check_nickname(nickname: Any) -> str:
         raise ServiceError(ErrorCode.INVALID, NICKNAME_RULE, field="nickname")
     if Player.objects.filter(nickname__iexact=nickname).exists():
         raise ServiceError(
-            ErrorCode.INVALID, f"The nickname {nickname!r} is taken.", field="nickname"
+            ErrorCode.INVALID,
+            gettext("The nickname {nickname!r} is taken.").format(nickname=nickname),
+            field="nickname",
         )
     return nickname
 
@@ -42,7 +45,9 @@ def _create_player(nickname: Any, password: str | None, *, guest: bool) -> Playe
             return Player.objects.create_user(nickname, password, is_guest=guest)
     except IntegrityError:  # taken between the check and the insert
         raise ServiceError(
-            ErrorCode.INVALID, f"The nickname {nickname!r} is taken.", field="nickname"
+            ErrorCode.INVALID,
+            gettext("The nickname {nickname!r} is taken.").format(nickname=nickname),
+            field="nickname",
         ) from None
 
 
@@ -54,10 +59,12 @@ def player_create_guest(*, nickname: Any) -> Player:
 def player_register(*, nickname: Any, password: Any) -> Player:
     """Create a player with a password (checked by Django's password validators)."""
     if not isinstance(password, str) or not password:
-        raise ServiceError(ErrorCode.INVALID, "A password is required.", field="password")
+        raise ServiceError(ErrorCode.INVALID, gettext("A password is required."), field="password")
     if not is_text(password, limit=128):
         raise ServiceError(
-            ErrorCode.INVALID, "A password is at most 128 characters (no NUL).", field="password"
+            ErrorCode.INVALID,
+            gettext("A password is at most 128 characters (no NUL)."),
+            field="password",
         )
     try:
         validate_password(password)
@@ -69,12 +76,12 @@ def player_register(*, nickname: Any, password: Any) -> Player:
 def player_login(*, request: Any, nickname: Any, password: Any) -> Player:
     """Return the player these credentials name; raise ``not_authenticated`` otherwise."""
     if not isinstance(nickname, str) or not isinstance(password, str):
-        raise ServiceError(ErrorCode.INVALID, "Give a nickname and a password.")
+        raise ServiceError(ErrorCode.INVALID, gettext("Give a nickname and a password."))
     if not is_nickname(nickname) or not is_text(password, limit=128):  # no junk reaches a query
-        raise ServiceError(ErrorCode.NOT_AUTHENTICATED, "Wrong nickname or password.")
+        raise ServiceError(ErrorCode.NOT_AUTHENTICATED, gettext("Wrong nickname or password."))
     player = authenticate(request, nickname=nickname, password=password)
     if player is None:
-        raise ServiceError(ErrorCode.NOT_AUTHENTICATED, "Wrong nickname or password.")
+        raise ServiceError(ErrorCode.NOT_AUTHENTICATED, gettext("Wrong nickname or password."))
     return player  # type: ignore[return-value]
 
 

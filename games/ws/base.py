@@ -42,7 +42,10 @@ from channels.layers import get_channel_layer
 from channels.utils import await_many_dispatch
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
+from django.utils import translation
+from django.utils.translation import gettext
 
+from config.languages import scope_language
 from games.errors import ErrorCode, ServiceError
 from games.ws import limits
 
@@ -127,7 +130,9 @@ def invalid(detail: str, **extra: Any) -> ServiceError:
 
 
 def unavailable_frame() -> dict[str, Any]:
-    return error_frame(UNAVAILABLE, "The service cannot serve this socket now; try again soon.")
+    return error_frame(
+        UNAVAILABLE, gettext("The service cannot serve this socket now; try again soon.")
+    )
 
 
 def utf8_size_over(text: str, limit: int) -> bool:
@@ -141,6 +146,7 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
     """The base of every socket of the service (see the module docstring)."""
 
     group: str | None = None
+    language = "en"
     accepted = False
     closing = False
     opened = False
@@ -152,6 +158,7 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """Run as Channels does, but a channel layer that fails ends the socket 1011."""
         self.scope = scope
+        self.language = scope_language(scope)
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
         self.base_send = send
         sources = [receive]
@@ -181,17 +188,20 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
 
         Unlike Channels' ``dispatch`` it does not close database connections on the event
         loop's thread: every database call here runs in a worker thread that returns its own.
+        Everything it says is in the language of the handshake (its language cookie, else its
+        ``Accept-Language``), as the same request over HTTP would be.
         """
         handler = getattr(self, message["type"].replace(".", "_"), None)
         if handler is None or message["type"].startswith("_"):
             logger.warning("no handler for a message of type %r", message["type"])
             return
-        try:
-            await handler(message)
-        except StopConsumer:
-            raise
-        except Exception as error:
-            await self.fail(error)
+        with translation.override(self.language):
+            try:
+                await handler(message)
+            except StopConsumer:
+                raise
+            except Exception as error:
+                await self.fail(error)
 
     async def websocket_connect(self, message: dict[str, Any]) -> None:
         await self.accept()
@@ -213,7 +223,9 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
     def check_scope(self) -> ServiceError | None:
         """Return why the connection is refused before anything is read, or None."""
         if self.scope.get("origin") == "foreign":
-            return ServiceError(ErrorCode.FORBIDDEN, "Pages of other sites may not connect.")
+            return ServiceError(
+                ErrorCode.FORBIDDEN, gettext("Pages of other sites may not connect.")
+            )
         return None
 
     async def open(self) -> None:
@@ -268,7 +280,7 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
             await self.close_unavailable()
             return
         logger.exception("socket %s failed", self.channel_name, exc_info=error)
-        frame = error_frame(ErrorCode.SERVER_ERROR.value, "The server failed; sorry.")
+        frame = error_frame(ErrorCode.SERVER_ERROR.value, gettext("The server failed; sorry."))
         if not self.opened:
             await self.close_with(frame, CLOSE_UNAVAILABLE)
         elif not self.closing:
@@ -281,7 +293,7 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
         try:
             return json.loads(text_data)
         except (ValueError, RecursionError):
-            raise invalid("A frame must be a JSON object.") from None
+            raise invalid(gettext("A frame must be a JSON object.")) from None
 
     def take_frame(self) -> bool:
         """Count a frame against the socket's bucket (made on the first frame)."""
@@ -301,15 +313,15 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
             return
         text = message.get("text")
         if text is not None and utf8_size_over(text, MAX_FRAME_BYTES):
-            detail = f"A frame holds at most {MAX_FRAME_BYTES} bytes."
+            detail = gettext("A frame holds at most {limit} bytes.").format(limit=MAX_FRAME_BYTES)
             await self.close_with(error_message(invalid(detail)), CLOSE_TOO_BIG)
             return
         try:
             if text is None:
-                raise invalid("Send text frames holding a JSON object.")
+                raise invalid(gettext("Send text frames holding a JSON object."))
             content = await self.decode_json(text)
             if not isinstance(content, dict):
-                raise invalid("A frame must be a JSON object.")
+                raise invalid(gettext("A frame must be a JSON object."))
             await self.receive_json(content)
         except ServiceError as error:
             if error.code == ErrorCode.RATE_LIMITED:
@@ -318,14 +330,14 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
                 await self.send_error(error)
 
     async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
-        raise invalid("This socket takes no messages.")
+        raise invalid(gettext("This socket takes no messages."))
 
 
 class NotFoundConsumer(PatienceConsumer):
     """The catch-all route: no socket lives at this path."""
 
     def check_scope(self) -> ServiceError | None:
-        return ServiceError(ErrorCode.NOT_FOUND, "No socket lives at this path.")
+        return ServiceError(ErrorCode.NOT_FOUND, gettext("No socket lives at this path."))
 
 
 class SocketGuard:
@@ -365,7 +377,7 @@ class SocketGuard:
             frame = (
                 unavailable_frame()
                 if isinstance(error, FAULTS)
-                else error_frame(ErrorCode.SERVER_ERROR.value, "The server failed; sorry.")
+                else error_frame(ErrorCode.SERVER_ERROR.value, gettext("The server failed; sorry."))
             )
             await send({"type": "websocket.send", "text": json.dumps(frame)})
             await send({"type": "websocket.close", "code": CLOSE_UNAVAILABLE})

@@ -22,6 +22,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from django.utils.translation import gettext
+
 from games import events, selectors, services
 from games.errors import ErrorCode, ServiceError
 from games.models import Game
@@ -47,7 +49,10 @@ def check_move_shape(value: Any) -> dict[str, Any]:
         raise invalid("'move' must be a MOVE object.", field="move")
     for key, field in value.items():
         if not isinstance(field, _SCALARS) or (isinstance(field, str) and len(field) > 64):
-            raise invalid(f"The move's {key!r} must be a short text or a number.", field="move")
+            raise invalid(
+                gettext("The move's {key!r} must be a short text or a number.").format(key=key),
+                field="move",
+            )
     if not isinstance(value.get("type"), str):
         raise invalid("A move's 'type' must be a text.", field="move")
     return value
@@ -82,8 +87,10 @@ class GameConsumer(PatienceConsumer):
         if refusal is None and absent and self.scope.get("auth_method") != "token":
             return ServiceError(
                 ErrorCode.NOT_AUTHENTICATED,
-                "A client that sends no Origin must give its API token "
-                "(?token=... or an Authorization header).",
+                gettext(
+                    "A client that sends no Origin must give its API token "
+                    "(?token=... or an Authorization header)."
+                ),
             )
         return refusal
 
@@ -97,14 +104,14 @@ class GameConsumer(PatienceConsumer):
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             if not Game.objects.filter(pk=self.game_id).exists():
-                raise ServiceError(ErrorCode.NOT_FOUND, "No such game.")
+                raise ServiceError(ErrorCode.NOT_FOUND, gettext("No such game."))
             raise ServiceError(
                 ErrorCode.NOT_AUTHENTICATED,
-                "Log in, or give your API token as ?token=... or an Authorization header.",
+                gettext("Log in, or give your API token as ?token=... or an Authorization header."),
             )
         game = selectors.access_game(self.game_id, user)
         if game.player_id != user.pk:
-            raise ServiceError(ErrorCode.FORBIDDEN, "Only the game's player may connect.")
+            raise ServiceError(ErrorCode.FORBIDDEN, gettext("Only the game's player may connect."))
         return game_payload(services.game_close_if_expired(game=game))
 
     async def send_game(self, game: dict[str, Any]) -> None:
@@ -129,7 +136,9 @@ class GameConsumer(PatienceConsumer):
         if kind == "resign":
             return (lambda: services.game_resign(game_id=self.game_id, player=player)), echo
         if kind != "move":
-            raise invalid("Send {'ply': n, 'move': MOVE} or {'type': 'resign'}.")
+            raise invalid(
+                gettext("Send {{'ply': n, 'move': MOVE}} or {{'type': 'resign'}}.").format()
+            )
         if "ply" not in frame or "move" not in frame:
             raise invalid("A move frame is {'ply': n, 'move': MOVE}.", **echo)
         ply = check_ply(frame["ply"])

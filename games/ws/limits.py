@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext
 
 from games import ratelimits
 
@@ -35,8 +36,15 @@ def limits() -> dict[str, Any]:
 
 
 def exceeded(kind: str, frames: float, seconds: float) -> str:
-    per = "this connection" if kind == "socket" else "this player"
-    return f"More than {frames:g} messages in {seconds:g} s from {per}; slow down."
+    if kind == "socket":
+        text = gettext(
+            "More than {frames:g} messages in {seconds:g} s from this connection; slow down."
+        )
+    else:
+        text = gettext(
+            "More than {frames:g} messages in {seconds:g} s from this player; slow down."
+        )
+    return text.format(frames=frames, seconds=seconds)
 
 
 class FrameBucket:

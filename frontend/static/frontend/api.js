@@ -1,8 +1,10 @@
 // The public API client: JSON over fetch with the session cookie and CSRF token, and WebSocket URLs.
+// The server words its errors (`detail`) in the page's language; the client's own in t().
+import { t } from "./i18n.js";
 
 export class ApiError extends Error {
   constructor(status, body) {
-    const detail = (body && body.detail) || `The server answered ${status}.`;
+    const detail = (body && body.detail) || t("The server answered {status}.", { status });
     super(detail);
     this.status = status;
     this.code = (body && body.error) || "error";
@@ -48,7 +50,7 @@ export async function api(method, path, body) {
   try {
     response = await fetch(path, init);
   } catch {
-    throw new ApiError(0, { error: "network", detail: "The server cannot be reached." });
+    throw new ApiError(0, { error: "network", detail: t("The server cannot be reached.") });
   }
   let data = null;
   const text = await response.text();

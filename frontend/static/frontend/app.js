@@ -63,6 +63,12 @@ onIdentityChange(() => {
 
 window.addEventListener("hashchange", route);
 
+// The language switch posts to the server, which sets the language cookie and sends the browser
+// back to `next`: the page as it is, its #/ route included.
+document.getElementById("language-switch")?.addEventListener("submit", (event) => {
+  event.target.elements.next.value = location.pathname + location.search + location.hash;
+});
+
 await loadIdentity();
 if (!session.known) renderIdentity(identityArea);
 started = true;

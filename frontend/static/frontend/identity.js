@@ -30,7 +30,7 @@ export async function loadIdentity() {
 /** Render the header's identity area: the nickname and logout, or a sign-in form. */
 export function renderIdentity(area) {
   if (session.player) {
-    const logout = h("button", { type: "button", class: "link-button", id: "logout" }, "Log out");
+    const logout = h("button", { type: "button", class: "link-button", id: "logout" }, t("Log out"));
     logout.addEventListener("click", async () => {
       try {
         await api("POST", "/api/auth/logout/");
@@ -45,7 +45,7 @@ export function renderIdentity(area) {
       h(
         "p",
         { class: "who" },
-        "Playing as ",
+        t("Playing as "),
         h(
           "a",
           { href: `#/players/${encodeURIComponent(session.player.nickname)}`, id: "my-page", title: t("My page") },
@@ -69,25 +69,25 @@ function identityForm() {
     minlength: 3,
     maxlength: 24,
     pattern: "[A-Za-z0-9_\\-]{3,24}",
-    placeholder: "Nickname",
+    placeholder: t("Nickname"),
   });
   const password = h("input", {
     id: "identity-password",
     name: "password",
     type: "password",
     autocomplete: "current-password",
-    placeholder: "Password (to log in or register)",
+    placeholder: t("Password (to log in or register)"),
   });
   const form = h(
     "form",
-    { class: "identity-form", id: "identity-form", "aria-label": "Choose a nickname or log in" },
-    h("label", { for: "identity-nickname" }, "Nickname"),
+    { class: "identity-form", id: "identity-form", "aria-label": t("Choose a nickname or log in") },
+    h("label", { for: "identity-nickname" }, t("Nickname")),
     nickname,
-    h("button", { type: "submit", value: "guest", id: "play-as-guest" }, "Play as guest"),
-    h("label", { for: "identity-password", class: "visually-hidden" }, "Password"),
+    h("button", { type: "submit", value: "guest", id: "play-as-guest" }, t("Play as guest")),
+    h("label", { for: "identity-password", class: "visually-hidden" }, t("Password")),
     password,
-    h("button", { type: "submit", value: "login", class: "secondary", id: "login" }, "Log in"),
-    h("button", { type: "submit", value: "register", class: "secondary", id: "register" }, "Register"),
+    h("button", { type: "submit", value: "login", class: "secondary", id: "login" }, t("Log in")),
+    h("button", { type: "submit", value: "register", class: "secondary", id: "register" }, t("Register")),
     message,
   );
   form.addEventListener("submit", async (event) => {
@@ -95,14 +95,14 @@ function identityForm() {
     const action = (event.submitter && event.submitter.value) || "guest";
     const name = nickname.value.trim();
     if (!name) {
-      say(message, "Pick a nickname: 3 to 24 letters, digits, _ or -.", "error");
+      say(message, t("Pick a nickname: 3 to 24 letters, digits, _ or -."), "error");
       nickname.focus();
       return;
     }
     const body = { nickname: name };
     if (action !== "guest") {
       if (!password.value) {
-        say(message, "Type your password to log in or register.", "error");
+        say(message, t("Type your password to log in or register."), "error");
         password.focus();
         return;
       }
@@ -123,6 +123,6 @@ function identityForm() {
 /** Point the player at the sign-in form when an action needs a player. */
 export function askForIdentity(text) {
   const message = document.getElementById("identity-message");
-  say(message, text || "Pick a nickname first (or log in).", "error");
+  say(message, text || t("Pick a nickname first (or log in)."), "error");
   document.getElementById("identity-nickname")?.focus();
 }
