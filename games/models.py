@@ -132,6 +132,16 @@ class Variant(models.Model):
         text = entry.get(field) if isinstance(entry, dict) else None
         return text if isinstance(text, str) and text.strip() else getattr(self, field)
 
+    @property
+    def display_name(self) -> str:
+        """The name in the active language (for templates)."""
+        return self.translated("name")
+
+    @property
+    def display_description(self) -> str:
+        """The description in the active language (for templates)."""
+        return self.translated("description")
+
     def clean(self) -> None:
         """Refuse a rules document the engine cannot compile, naming the bad field."""
         from django.core.exceptions import ValidationError

@@ -89,3 +89,15 @@ def test_an_unknown_or_withdrawn_variant_has_a_not_found_page(client, variants, 
     assert response.status_code == 404
     assert response["Content-Type"].startswith("text/html")
     assert "No such game" in response.content.decode()
+
+
+def test_a_french_reader_gets_the_variants_french_names(client, variants):
+    # given the shipped translations (Box Kite is Cerf-volant in French)
+    # when a French browser asks for the index and a page
+    index = client.get("/rules/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    page = client.get("/rules/box-kite/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+
+    # then both name it in French
+    assert "Cerf-volant" in index
+    assert "<h2>Cerf-volant</h2>" in page
+    assert "Cerf-volant" not in client.get("/rules/box-kite/").content.decode()
