@@ -11,8 +11,7 @@ from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _lazy
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from games.admin_moderation import ModerationActions, ReasonForm, ask_reason
 from games.adminforms import PREVIEW_SEED_TEXT, VariantAdminForm, preview
@@ -135,7 +134,9 @@ class VariantAdmin(admin.ModelAdmin):
             *super().get_urls(),
         ]
 
-    @admin.display(description=_lazy("Opening deal (seed text “sample”, face-down cards face up)"))
+    @admin.display(
+        description=gettext_lazy("Opening deal (seed text “sample”, face-down cards face up)")
+    )
     def opening_layout(self, variant: Variant) -> str:
         """Draw the deal these rules make from a fixed seed, to check an edit at a glance."""
         if not variant.pk:
@@ -219,11 +220,11 @@ class VariantAdmin(admin.ModelAdmin):
         }
         return TemplateResponse(request, "admin/games/variant/preview.html", context)
 
-    @admin.action(description=_lazy("Offer the selected variants (enable)"))
+    @admin.action(description=gettext_lazy("Offer the selected variants (enable)"))
     def offer(self, request: HttpRequest, queryset: QuerySet[Variant]) -> None:
         self._switch(request, queryset, enabled=True, words="Offered (enabled)")
 
-    @admin.action(description=_lazy("Withdraw the selected variants (disable)"))
+    @admin.action(description=gettext_lazy("Withdraw the selected variants (disable)"))
     def withdraw(self, request: HttpRequest, queryset: QuerySet[Variant]) -> None:
         self._switch(request, queryset, enabled=False, words="Withdrawn (disabled)")
 
@@ -249,7 +250,7 @@ class VariantAdmin(admin.ModelAdmin):
             )
         self.message_user(request, text % {"count": len(changed)})
 
-    @admin.action(description=_lazy("Copy the selected variant into a new one"))
+    @admin.action(description=gettext_lazy("Copy the selected variant into a new one"))
     def copy(self, request: HttpRequest, queryset: QuerySet[Variant]) -> HttpResponse | None:
         if queryset.count() != 1:
             self.message_user(request, _("Select exactly one variant to copy."), messages.ERROR)
@@ -321,18 +322,18 @@ class DealAdmin(admin.ModelAdmin):
             return "secret until the day is over"
         return str(deal_.par) if deal_.par is not None else "-"
 
-    @admin.display(description=_lazy("Players"), ordering="players_count")
+    @admin.display(description=gettext_lazy("Players"), ordering="players_count")
     def players(self, deal_: Deal) -> int:
         """Return how many games were started on the deal."""
         return deal_.players_count  # type: ignore[attr-defined]
 
-    @admin.display(description=_lazy("Finished"), ordering="finished_count")
+    @admin.display(description=gettext_lazy("Finished"), ordering="finished_count")
     def finished(self, deal_: Deal) -> int:
         """Return how many games of the deal are over (won, resigned or closed)."""
         return deal_.finished_count  # type: ignore[attr-defined]
 
     @admin.action(
-        description=_lazy(
+        description=gettext_lazy(
             "Regenerate the selected deals of future days (unplayed) by current rules"
         ),
         permissions=["regenerate"],
