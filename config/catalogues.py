@@ -4,8 +4,9 @@
 reports, for every language but English:
 
 - the client: every ``t("…")`` and ``tn("…", "…")`` literal of ``frontend/static/frontend/*.js``
-  missing from ``frontend/i18n/<language>.json``, the entries no call uses any more (stale: kept,
-  only reported), translations whose ``{placeholders}`` differ from their English text, and calls
+  (literals joined by ``+`` make one text, as they do when the call runs) missing from
+  ``frontend/i18n/<language>.json``, the entries no call uses any more (stale: kept, only
+  reported), translations whose ``{placeholders}`` differ from their English text, and calls
   whose text is not a literal (they cannot be checked);
 - the server: every sentence of the code (the literal arguments of ``gettext`` and its kin,
   the texts of ``{% translate %}`` and ``{% blocktranslate %}``) missing from
@@ -38,6 +39,7 @@ LANGUAGES = ("fr",)
 _STRING = r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\$]|\\.)*`)"""
 _CALL = re.compile(r"(?<![\w$.])(tn?)\(\s*")
 _LITERAL = re.compile(_STRING, re.S)
+_PLUS = re.compile(r"\s*\+\s*")
 _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f", "v": "\v", "0": "\0"}
 _JS_ESCAPE = re.compile(r"\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|\n|.)", re.S)
 _BRACE = re.compile(r"\{(\w+)(?:![rsa])?(?::[^{}]*)?\}")
@@ -95,6 +97,22 @@ class ClientStrings:
     dynamic: list[str] = field(default_factory=list)
 
 
+def _joined_literals(source: str, position: int) -> tuple[str | None, int]:
+    """Read the literals joined by ``+`` at ``position``: return their text and where they end,
+    or ``None`` when any part is not a plain literal (a variable, a template with ``${}``)."""
+    parts: list[str] = []
+    while True:
+        literal = _LITERAL.match(source, position)
+        if literal is None or (literal.group(0).startswith("`") and "${" in literal.group(0)):
+            return None, position
+        parts.append(_unescape_js(literal.group(0)[1:-1]))
+        position = literal.end()
+        plus = _PLUS.match(source, position)
+        if plus is None:
+            return "".join(parts), position
+        position = plus.end()
+
+
 def client_strings(files: Iterable[Path] | None = None) -> ClientStrings:
     """Extract the literal texts of every ``t()`` and ``tn()`` call of the client's modules."""
     found = ClientStrings()
@@ -108,15 +126,12 @@ def client_strings(files: Iterable[Path] | None = None) -> ClientStrings:
             wanted = 2 if call.group(1) == "tn" else 1
             position = call.end()
             for index in range(wanted):
-                literal = _LITERAL.match(source, position)
-                if literal is None or (
-                    literal.group(0).startswith("`") and "${" in literal.group(0)
-                ):
+                # A text may be split over lines as literals joined by "+": its key is the whole.
+                text, position = _joined_literals(source, position)
+                if text is None:
                     found.dynamic.append(where)
                     break
-                text = _unescape_js(literal.group(0)[1:-1])
                 found.texts.setdefault(text, []).append(where)
-                position = literal.end()
                 if index + 1 < wanted:
                     comma = re.compile(r"\s*,\s*").match(source, position)
                     if comma is None:

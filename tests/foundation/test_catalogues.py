@@ -71,7 +71,9 @@ def test_texts_are_taken_from_t_and_tn_calls_only(tmp_path: Path) -> None:
         "const d = t(`Plain template`);\n"
         "const e = t(label);\n"
         "const f = t(`Hello ${name}`);\n"
-        'const g = split("not a call of t") + format("nor this") + obj.t("nor this");\n',
+        'const g = split("not a call of t") + format("nor this") + obj.t("nor this");\n'
+        'const h = t("A long text, " +\n  "split over lines " + `in three`, { n }) + "!";\n'
+        'const i = t("Hello " + name);\n',
         encoding="utf-8",
     )
 
@@ -85,8 +87,9 @@ def test_texts_are_taken_from_t_and_tn_calls_only(tmp_path: Path) -> None:
         "{count} move": ["view.js:5"],
         "{count} moves": ["view.js:5"],
         "Plain template": ["view.js:6"],
+        "A long text, split over lines in three": ["view.js:10"],
     }
-    assert found.dynamic == ["view.js:7", "view.js:8"]
+    assert found.dynamic == ["view.js:7", "view.js:8", "view.js:12"]
 
 
 def test_a_missing_a_mismatched_and_a_stale_translation_are_told(tmp_path: Path) -> None:
