@@ -1,14 +1,16 @@
 // The leaderboard of one daily deal, kept live by the deal's WebSocket.
 import { api, socketUrl } from "./api.js";
 import { h, mount, say, formatDuration } from "./dom.js";
-import { t } from "./i18n.js";
+import { t, tn } from "./i18n.js";
 import { session } from "./identity.js";
 
-const STATUS_WORDS = { won: "won", resigned: "resigned", playing: "playing" };
+function statusWord(status) {
+  return { won: t("won"), resigned: t("resigned"), playing: t("playing") }[status] || status;
+}
 
 export async function leaderboardView(root, slug, date) {
   const message = h("div", { class: "messages", "aria-live": "polite", id: "leaderboard-message" });
-  const heading = h("h2", { id: "leaderboard-title" }, `Leaderboard · ${date}`);
+  const heading = h("h2", { id: "leaderboard-title" }, t("Leaderboard · {date}", { date }));
   const deal = h("div", { class: "deal-proof", id: "deal-proof" });
   const body = h("tbody", { id: "leaderboard-rows" });
   const table = h(
@@ -20,7 +22,7 @@ export async function leaderboardView(root, slug, date) {
       h(
         "tr",
         {},
-        ["Rank", "Player", "Status", "Foundation cards", "Moves", "Duration"].map((label, i) =>
+        [t("Rank"), t("Player"), t("Status"), t("Foundation cards"), t("Moves"), t("Duration")].map((label, i) =>
           h("th", { scope: "col", class: i >= 3 ? "num" : null }, label),
         ),
       ),
@@ -28,7 +30,7 @@ export async function leaderboardView(root, slug, date) {
     body,
   );
   const feed = h("ol", { class: "feed", id: "live-feed", "aria-live": "polite", "aria-relevant": "additions" });
-  const liveState = h("span", { class: "live-state", id: "live-state" }, "connecting…");
+  const liveState = h("span", { class: "live-state", id: "live-state" }, t("connecting…"));
   mount(
     root,
     h(
@@ -41,8 +43,8 @@ export async function leaderboardView(root, slug, date) {
         h("div", {}, table),
         h(
           "aside",
-          { class: "live", "aria-label": "Live progress" },
-          h("h3", {}, "Live ", liveState),
+          { class: "live", "aria-label": t("Live progress") },
+          h("h3", {}, t("Live"), " ", liveState),
           feed,
         ),
       ),
@@ -53,7 +55,7 @@ export async function leaderboardView(root, slug, date) {
   const dayOver = date < new Date().toISOString().slice(0, 10);
   const showEntries = (entries) => {
     if (!entries.length) {
-      mount(body, h("tr", {}, h("td", { colspan: 6, class: "empty" }, "No finished game yet.")));
+      mount(body, h("tr", {}, h("td", { colspan: 6, class: "empty" }, t("No finished game yet."))));
       return;
     }
     mount(
@@ -71,7 +73,7 @@ export async function leaderboardView(root, slug, date) {
               ? h("a", { class: "replay-link", href: `#/replay/${encodeURIComponent(entry.game)}`, "aria-label": t("Replay of {player}'s game", { player: entry.player }) }, ` ▶ ${t("replay")}`)
               : null,
           ),
-          h("td", { class: `status ${entry.status}` }, STATUS_WORDS[entry.status] || entry.status),
+          h("td", { class: `status ${entry.status}` }, statusWord(entry.status)),
           h("td", { class: "num" }, entry.foundation_cards),
           h("td", { class: "num" }, entry.moves),
           h("td", { class: "num" }, formatDuration(entry.duration_ms)),
@@ -88,7 +90,7 @@ export async function leaderboardView(root, slug, date) {
   ]);
   if (variants.status === "fulfilled") {
     const variant = variants.value.find((item) => item.slug === slug);
-    if (variant) heading.textContent = `${variant.name} · leaderboard of ${date}`;
+    if (variant) heading.textContent = t("{name} · leaderboard of {date}", { name: variant.name, date });
   }
   if (board.status === "fulfilled") showEntries(board.value.entries || []);
   else say(message, board.reason.detail, "error");
@@ -99,14 +101,14 @@ export async function leaderboardView(root, slug, date) {
       h(
         "dl",
         { class: "facts" },
-        h("div", {}, h("dt", {}, "Players"), h("dd", {}, info.players)),
-        h("div", {}, h("dt", {}, "Finished"), h("dd", {}, info.finished)),
-        h("div", {}, h("dt", { title: "SHA-256 of the deal's secret seed" }, "Commitment"), h("dd", {}, h("code", { class: "hash" }, info.commitment))),
+        h("div", {}, h("dt", {}, t("Players")), h("dd", {}, info.players)),
+        h("div", {}, h("dt", {}, t("Finished")), h("dd", {}, info.finished)),
+        h("div", {}, h("dt", { title: t("SHA-256 of the deal's secret seed") }, t("Commitment")), h("dd", {}, h("code", { class: "hash" }, info.commitment))),
         h(
           "div",
           {},
-          h("dt", {}, "Seed"),
-          h("dd", { id: "seed" }, info.seed ? h("code", { class: "hash" }, info.seed) : "revealed once the day is over"),
+          h("dt", {}, t("Seed")),
+          h("dd", { id: "seed" }, info.seed ? h("code", { class: "hash" }, info.seed) : t("revealed once the day is over")),
         ),
       ),
     );
@@ -120,7 +122,7 @@ export async function leaderboardView(root, slug, date) {
     socket = new WebSocket(socketUrl(`/ws/daily/${path}/`));
     socket.addEventListener("open", () => {
       attempts = 0;
-      liveState.textContent = "connected";
+      liveState.textContent = t("connected");
       liveState.dataset.state = "open";
     });
     socket.addEventListener("message", (event) => {
@@ -134,14 +136,19 @@ export async function leaderboardView(root, slug, date) {
       if (data.type === "progress") {
         for (const p of data.players || [data]) {
           feed.prepend(
-            h("li", {}, h("strong", {}, p.player), `: ${p.foundation_cards} cards, ply ${p.ply}`),
+            h(
+              "li",
+              {},
+              h("strong", {}, p.player),
+              tn(": {count} card, ply {ply}", ": {count} cards, ply {ply}", p.foundation_cards, { ply: p.ply }),
+            ),
           );
         }
         while (feed.children.length > 30) feed.lastChild.remove();
       }
     });
     socket.addEventListener("close", () => {
-      liveState.textContent = "disconnected";
+      liveState.textContent = t("disconnected");
       liveState.dataset.state = "closed";
       if (!closed && attempts < 5) {
         attempts += 1;
