@@ -24,7 +24,8 @@ def test_front_page_names_the_product_and_links_docs_and_admin(client: Client) -
 def test_front_page_says_whether_its_session_is_signed_in(client: Client) -> None:
     # given an anonymous visitor, and a guest signed in by a session
     guest = Client()
-    assert guest.post("/api/auth/guest/", {"nickname": "Sam"}, "application/json").status_code == 201
+    joined = guest.post("/api/auth/guest/", {"nickname": "Sam"}, "application/json")
+    assert joined.status_code == 201
 
     # when both open the front page
     anonymous = client.get("/").content.decode()
