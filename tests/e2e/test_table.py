@@ -350,3 +350,32 @@ def test_every_variant_fits_the_smallest_phone_and_follows_the_window(new_page: 
         width = page.eval_on_selector(".board .card.face", "el => el.offsetWidth")
         assert width >= 60, f"{variant}: cards stay small on a wide screen"
         page.set_viewport_size({"width": 360, "height": 640})
+
+
+def test_automatic_moves_send_home_only_the_cards_no_other_card_needs(new_page: Any) -> None:
+    # given a Castile deal with Aces on top of some piles
+    seed, state = playable_seed("castile")
+    page = new_page()
+    join_as_guest(page, nickname("Auto"))
+    table = Table(page, new_practice(page, "castile", seed), state)
+    tops = {pid: cards[-1] for pid, cards in shown_piles(page).items() if cards}
+    aces = sum(1 for card in tops.values() if card and card[0] == "A")
+    assert aces, "the deal shows no Ace on top of a pile"
+
+    # when the player turns the automatic moves on
+    page.check("#auto-foundations")
+
+    # then every Ace in sight goes home by itself, and nothing but Aces and 2s on them
+    page.wait_for_function(
+        """() => ![...document.querySelectorAll('.board .pile:not(.foundation)')].some(
+             p => [...p.querySelectorAll('.card[data-card]')].at(-1)?.dataset.card[0] === 'A')"""
+    )
+    page.wait_for_load_state("networkidle")
+    game = fetch_game(page, table.game["id"])
+    homed = [
+        c for p in game["state"]["piles"] if p["id"].startswith("foundation") for c in p["cards"]
+    ]
+    assert len(homed) == game["ply"]
+    assert sum(1 for card in homed if card[0] == "A") >= aces
+    assert all(card[0] in "A2" for card in homed), homed
+    assert page.is_checked("#auto-foundations")

@@ -139,10 +139,10 @@ export class TableRules {
   }
 
   /**
-   * Return one move to a foundation that is safe to make for the player, or null: a card no other
-   * card may need to build on, so an automatic move never spoils a game. The table counts a card
-   * safe when it starts a foundation, or when the foundations hold every card of the other colour
-   * it could take in the tableau (two ranks below it in every suit for a building-up foundation).
+   * Return one move to a foundation that no other card can need, or null, so that an automatic
+   * move never spoils a game: a card that starts an empty foundation, a 2 on its Ace or a Queen
+   * on its King (on a foundation that builds one way and does not wrap). Variants whose
+   * foundations never give a card back get no automatic moves at all.
    */
   safeFoundationMove(game) {
     if (!this.known || (this.rules.foundation_return || "none") === "none") return null;
@@ -163,17 +163,12 @@ export class TableRules {
     return null;
   }
 
-  /** Return whether every card that could build on `card` in the tableau is already home. */
+  /** Return whether `card` is the second card of `target`'s building order (a 2 up, a Queen down). */
   nothingWaits(game, card, target) {
     const rule = this.foundations[pileNumber(target.id)];
     if (!rule || rule.build.wrap || rule.build.direction === "either") return false;
     const up = rule.build.direction === "up";
     const r = rank(card);
-    // The cards one step further from the base in the tableau's sense could lie on it; only when
-    // they cannot exist yet off the foundations (this card is an Ace or King next to its base) is
-    // the move safe.
-    if (up && r === 1) return true; // a 2 on its Ace
-    if (!up && r === 11) return true; // a Queen on its King
-    return false;
+    return up ? r === 1 : r === 11;
   }
 }
