@@ -153,13 +153,15 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def new_page(browser: Any, server: str) -> Iterator[Any]:
     """Return a factory of pages, each in its own context (its own cookies), at 1280×800 or
-    ``viewport`` (width, height); a JavaScript error or a console error fails the test."""
+    ``viewport`` (width, height), with any other option of a Playwright context (``has_touch``);
+    a JavaScript error or a console error fails the test."""
     contexts = []
     errors: list[str] = []
 
-    def make(viewport: tuple[int, int] = (1280, 800)) -> Any:
+    def make(viewport: tuple[int, int] = (1280, 800), **options: Any) -> Any:
         width, height = viewport
-        context = browser.new_context(viewport={"width": width, "height": height}, base_url=server)
+        size = {"width": width, "height": height}
+        context = browser.new_context(viewport=size, base_url=server, **options)
         context.set_default_timeout(10_000)
         contexts.append(context)
         page = context.new_page()

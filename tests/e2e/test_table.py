@@ -379,3 +379,50 @@ def test_automatic_moves_send_home_only_the_cards_no_other_card_needs(new_page: 
     assert sum(1 for card in homed if card[0] == "A") >= aces
     assert all(card[0] in "A2" for card in homed), homed
     assert page.is_checked("#auto-foundations")
+
+
+def test_a_finger_drags_a_card_without_scrolling_the_page_and_double_taps_one_home(
+    new_page: Any,
+) -> None:
+    # given a player on a touch phone, the page scrolled a little
+    seed, state = playable_seed("box-kite")
+    page = new_page(viewport=(390, 640), has_touch=True, is_mobile=True)
+    join_as_guest(page, nickname("Finger"))
+    table = Table(page, new_practice(page, "box-kite", seed), state)
+    page.evaluate("window.scrollTo(0, 12)")
+    scrolled = page.evaluate("window.scrollY")
+    assert scrolled > 0, "the page should be taller than the phone's screen"
+
+    # when a finger drags a card onto a pile that takes it
+    move = table.pick(home=False)
+    card = table.card(move.source)
+    start, end = table.top(move.source).bounding_box(), table.spot(move.target).bounding_box()
+    touch = page.context.new_cdp_session(page)
+    x0, y0 = start["x"] + start["width"] / 2, start["y"] + start["height"] / 2
+    x1, y1 = end["x"] + end["width"] / 2, end["y"] + end["height"] / 2
+    touch.send(
+        "Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": x0, "y": y0}]}
+    )
+    for step in range(1, 9):
+        x, y = x0 + (x1 - x0) * step / 8, y0 + (y1 - y0) * step / 8
+        touch.send(
+            "Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]}
+        )
+    touch.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+
+    # then the card moves and the page stays where it was
+    table.made(move)
+    assert shown_piles(page)[move.target][-1] == card
+    assert page.evaluate("window.scrollY") == scrolled
+
+    # when the finger taps twice on a card that a foundation takes
+    home = table.pick(home=True)
+    card = table.card(home.source)
+    box = table.top(home.source).bounding_box()
+    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+    # then it goes home
+    page.wait_for_selector(f"#ply:text-is('{table.game['ply'] + 1}')")
+    homes = [p for p, cards in shown_piles(page).items() if p.startswith("foundation")]
+    assert any(shown_piles(page)[p][-1:] == [card] for p in homes)

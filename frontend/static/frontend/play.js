@@ -136,6 +136,8 @@ class PlayView {
     this.controls = h("div", { class: "controls", role: "toolbar", "aria-label": t("Game actions") });
     this.banner = h("div", { class: "banner-area", "aria-live": "polite", id: "banner" });
     this.boardArea = h("div", { class: "board-area" });
+    // What each move did, for screen readers only: the board itself says it to the eye.
+    this.announcer = h("div", { class: "visually-hidden", id: "play-announce", "aria-live": "polite" });
     this.section = h(
       "section",
       { class: "play", "aria-labelledby": "play-title" },
@@ -143,6 +145,7 @@ class PlayView {
       this.banner,
       this.message,
       this.boardArea,
+      this.announcer,
       h(
         "p",
         { class: "keys", id: "play-keys" },
@@ -257,6 +260,7 @@ class PlayView {
     this.section.removeAttribute("aria-busy");
     if (answer.type === "game" && answer.game) {
       this.arrived = move.type === "move" ? move.to : null;
+      this.announcer.textContent = describeMove(move, before);
       this.setGame(answer.game);
       if (!quiet) say(this.message, "");
       if (!auto) this.autoMoves();
@@ -364,9 +368,12 @@ class PlayView {
     const targets = this.selection ? new Set(this.rules.destinations(game, this.selection.pile, this.selection.count)) : null;
     const board = buildBoard(game, this.selection, { interactive: game.status === "playing", targets });
     if (game.status === "won") board.classList.add("won");
+    // Hold the area's height while the new board is sized, so that the page never jumps.
+    this.boardArea.style.minHeight = `${this.boardArea.offsetHeight}px`;
     mount(this.boardArea, board);
     this.board = board;
     fitBoard(board);
+    this.boardArea.style.minHeight = "";
     if (this.arrived) {
       board.querySelector(`.pile[data-pile="${this.arrived}"] .card[data-index]:last-of-type`)?.classList.add("arrived");
       this.arrived = null;
@@ -653,6 +660,28 @@ class PlayView {
     return under ? under.closest(".board .pile") : null;
   }
 
+  /** Return the pile a drag ends on: the one under the pointer, else a lit one within a finger's reach. */
+  dropPile(x, y, targets) {
+    const under = this.pileAt(x, y);
+    if (under) return under;
+    const reach = 24;
+    let best = null;
+    let bestDistance = Infinity;
+    for (const id of targets || []) {
+      const el = this.board.querySelector(`.pile[data-pile="${id}"]`);
+      if (!el) continue;
+      const r = el.getBoundingClientRect();
+      const dx = Math.max(r.left - x, 0, x - r.right);
+      const dy = Math.max(r.top - y, 0, y - r.bottom);
+      const distance = Math.hypot(dx, dy);
+      if (distance <= reach && distance < bestDistance) {
+        best = el;
+        bestDistance = distance;
+      }
+    }
+    return best;
+  }
+
   onPointerUp(event) {
     const drag = this.drag;
     this.drag = null;
@@ -660,7 +689,7 @@ class PlayView {
     drag.ghost.remove();
     this.suppressClick = true;
     setTimeout(() => (this.suppressClick = false), 0);
-    const pileEl = event.type === "pointercancel" ? null : this.pileAt(event.clientX, event.clientY);
+    const pileEl = event.type === "pointercancel" ? null : this.dropPile(event.clientX, event.clientY, drag.targets);
     this.selection = null;
     if (!pileEl || pileEl.dataset.pile === drag.pileId) {
       this.renderBoard();
@@ -718,6 +747,16 @@ class PlayView {
       }
     }
   }
+}
+
+/** Say what an applied move did: "7♥ to Foundation 1." */
+function describeMove(move, game) {
+  if (move.type === "deal") return t("Dealt.");
+  if (move.type === "redeal") return t("Redealt the tableau.");
+  if (move.type === "undo") return t("Took the last move back.");
+  const source = game.state.piles.find((pile) => pile.id === move.from);
+  const code = source && source.cards.length >= move.count ? source.cards.at(-move.count) : null;
+  return t("{card} to {pile}.", { card: code ? cardShort(code) : t("card"), pile: pileTitle(move.to) });
 }
 
 function focusKey(el) {
