@@ -1,4 +1,4 @@
-// The play view: the board, click, double-click (or double-tap), drag and keyboard moves, the clock,
+// The play view: the board, click, double-click (or double tap), drag and keyboard moves, the clock,
 // and the game's WebSocket (REST when it is not open). The ply always comes from the server's
 // latest answer; the table's reading of the rules (rules.js) only guides the player.
 import { api, socketUrl } from "./api.js";
@@ -120,7 +120,8 @@ class PlayView {
     this.reconnects = 0;
     this.drag = null;
     this.suppressClick = false;
-    this.lastClick = null;
+    this.lastPress = null;
+    this.double = null;
     this.announcedOver = false;
     this.clockBase = 0;
     this.clockAt = 0;
@@ -155,6 +156,7 @@ class PlayView {
     mount(this.root, this.section);
     this.boardArea.addEventListener("click", (event) => this.onClick(event));
     this.boardArea.addEventListener("pointerdown", (event) => this.onPointerDown(event));
+    this.boardArea.addEventListener("pointerup", (event) => this.onPress(event));
     this.boardArea.addEventListener("keydown", (event) => this.onBoardKey(event));
     window.addEventListener("resize", this.onResize);
     document.addEventListener("keydown", this.onKey);
@@ -523,6 +525,33 @@ class PlayView {
     return this.rules.liftable(this.game, pile, index);
   }
 
+  /**
+   * A press released where it began (mouse, pen or finger): the second on one card within
+   * DOUBLE_MS is a double one, which sends the card to a foundation. Presses are counted here,
+   * not from clicks: a redrawn board, or a touch screen's gestures, may swallow a click.
+   */
+  onPress(event) {
+    if (this.drag && this.drag.ghost) return;
+    const hit = this.target(event);
+    if (!hit || this.game.status !== "playing") return;
+    const { pileId, index } = hit;
+    if (index < 0 || pileId === "stock" || pileKind(pileId) === "foundation") {
+      this.lastPress = null;
+      return;
+    }
+    const now = performance.now();
+    const last = this.lastPress;
+    const double = last && last.pileId === pileId && last.index === index && now - last.at < DOUBLE_MS;
+    this.lastPress = double ? null : { pileId, index, at: now, ply: this.game.ply, moved: false };
+    if (!double) return;
+    // The clicks of this pair on this card are the double's, not single ones.
+    this.double = { pileId, index, until: now + DOUBLE_MS };
+    // The first press already moved the card (its one destination): nothing more to do.
+    if (last.moved || last.ply !== this.game.ply) return;
+    this.selection = null;
+    this.toFoundation(pileId);
+  }
+
   onClick(event) {
     if (this.suppressClick) {
       this.suppressClick = false;
@@ -531,15 +560,9 @@ class PlayView {
     const hit = this.target(event);
     if (!hit || this.game.status !== "playing") return;
     const { pileId, index } = hit;
-    const now = performance.now();
-    const last = this.lastClick;
-    const double = last && last.pileId === pileId && last.index === index && now - last.at < DOUBLE_MS;
-    this.lastClick = double ? null : { pileId, index, at: now, ply: this.game.ply };
-    if (double) {
-      // The first click of the pair already moved the card (its one destination): nothing more.
-      if (last.ply !== this.game.ply || last.moved) return;
-      this.selection = null;
-      this.toFoundation(pileId);
+    const double = this.double;
+    // A click from the keyboard (detail 0) is never part of a double click.
+    if (event.detail && double && double.pileId === pileId && double.index === index && performance.now() < double.until) {
       return;
     }
     if (pileId === "stock") {
@@ -568,7 +591,8 @@ class PlayView {
     const pile = this.pile(pileId);
     const destinations = this.rules.destinations(this.game, pileId, count);
     if (destinations.length === 1 && oneClickEnabled()) {
-      this.lastClick.moved = true;
+      const press = this.lastPress;
+      if (press && press.pileId === pileId && press.index === index) press.moved = true;
       this.move({ type: "move", from: pileId, to: destinations[0], count });
       return;
     }
