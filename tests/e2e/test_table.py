@@ -12,6 +12,7 @@ With ``SCREENSHOTS=1`` each page also writes ``docs/screenshots/<variant>-<size>
 from __future__ import annotations
 
 import os
+import random
 import re
 from pathlib import Path
 from typing import Any
@@ -24,10 +25,12 @@ from games.engine import (
     State,
     Undo,
     apply_move,
+    builtin_rules,
     builtin_variant,
     deal,
     legal_moves,
     parse_move,
+    player_view,
     practice_seed,
     solve,
 )
@@ -174,11 +177,19 @@ def screenshot(page: Any, name: str) -> None:
     page.evaluate("document.body.style.background = ''")
 
 
-def drag(page: Any, source: Any, target: Any) -> None:
+def drag(page: Any, source: Any, target: Any, *, lit: set[str] | None = None) -> None:
+    """Drag with the mouse from ``source`` to ``target``; before the drop, check that exactly the
+    piles ``lit`` are shown as taking the card."""
     start, end = source.bounding_box(), target.bounding_box()
     page.mouse.move(start["x"] + start["width"] / 2, start["y"] + start["height"] / 2)
     page.mouse.down()
     page.mouse.move(end["x"] + end["width"] / 2, end["y"] + end["height"] / 2, steps=6)
+    if lit is not None:
+        shown = page.eval_on_selector_all(
+            ".board .pile.target", "ps => ps.map(p => p.dataset.pile)"
+        )
+        assert set(shown) == lit
+        assert page.locator(".drag-ghost .card").count() >= 1
     page.mouse.up()
 
 
@@ -204,9 +215,10 @@ def test_every_variant_fits_and_plays_by_drag_click_double_click_and_keyboard(
     # when the player drags a card onto a pile that takes it
     move = table.pick(home=False)
     card = table.card(move.source)
-    drag(page, table.top(move.source), table.spot(move.target))
+    lit = table.destinations(move.source)
+    drag(page, table.top(move.source), table.spot(move.target), lit=lit)
 
-    # then it lies there
+    # then the piles that take it lit up while it was held, and it lies there
     table.made(move)
     assert shown_piles(page)[move.target][-1] == card
 
@@ -426,3 +438,52 @@ def test_a_finger_drags_a_card_without_scrolling_the_page_and_double_taps_one_ho
     page.wait_for_selector(f"#ply:text-is('{table.game['ply'] + 1}')")
     homes = [p for p, cards in shown_piles(page).items() if p.startswith("foundation")]
     assert any(shown_piles(page)[p][-1:] == [card] for p in homes)
+
+
+AGREEMENT_JS = """async (cases) => {
+  const { TableRules } = await import('/static/frontend/rules.js');
+  return cases.map(({ rules, views }) => {
+    const table = new TableRules(rules);
+    return views.map((state) => {
+      const game = { state };
+      const moves = [];
+      for (const pile of state.piles) {
+        for (let count = 1; count <= pile.cards.length; count += 1) {
+          if (table.liftable(game, pile, pile.cards.length - count) !== count) continue;
+          const targets = table.destinations(game, pile.id, count);
+          for (const to of targets) moves.push([pile.id, to, count]);
+        }
+      }
+      return moves.sort();
+    });
+  });
+}"""
+
+
+def test_the_tables_reading_of_the_rules_agrees_with_the_engine(new_page: Any) -> None:
+    # given positions along random games of every variant, and the engine's moves in each
+    chance = random.Random(11)
+    cases, expected = [], []
+    for slug in LAUNCH:
+        state = deal(builtin_variant(slug), practice_seed(f"agree-{slug}"))
+        views, moves = [], []
+        for _ in range(60):
+            legal = [m for m in legal_moves(state) if isinstance(m, Move)]
+            views.append(player_view(state))
+            moves.append(sorted([m.source, m.target, m.count] for m in legal))
+            others = [m for m in legal_moves(state) if not isinstance(m, Undo)]
+            if not others:
+                break
+            state = apply_move(state, chance.choice(others))
+        cases.append({"rules": builtin_rules(slug), "views": views})
+        expected.append(moves)
+    page = new_page()
+    page.goto("/")
+
+    # when the table's rules module lists the moves it would offer in each position
+    offered = page.evaluate(AGREEMENT_JS, cases)
+
+    # then it offers exactly the engine's moves, position after position
+    for slug, theirs, ours in zip(LAUNCH, offered, expected, strict=True):
+        for ply, (got, want) in enumerate(zip(theirs, ours, strict=True)):
+            assert got == want, f"{slug}, position {ply}"

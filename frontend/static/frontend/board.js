@@ -4,7 +4,8 @@ import { cardElement, cardName } from "./cards.js";
 import { h } from "./dom.js";
 import { t, tn } from "./i18n.js";
 
-const CARD_MAX = 72; // widest card, in CSS pixels
+const CARD_MAX = 72; // widest card, in CSS pixels, on a laptop's screen
+const CARD_MAX_TALL = 100; // and on a screen tall enough to give the fans room (900 px and more)
 const CARD_MIN = 30; // narrowest card: its corner still reads
 const RATIO = 1.39; // height / width of a card
 const ROW_AT = 46; // below this width a long tableau (more than 8 piles) goes on two rows
@@ -170,7 +171,8 @@ export function fitBoard(board) {
     perRow = Math.ceil(columns / 2);
     cardW = cardsAcross(width, perRow, gap);
   }
-  cardW = clamp(cardW, CARD_MIN, CARD_MAX);
+  const widest = window.innerHeight >= 900 ? Math.min(CARD_MAX_TALL, Math.floor(window.innerHeight * 0.09)) : CARD_MAX;
+  cardW = clamp(cardW, CARD_MIN, widest);
   const cardH = Math.round(cardW * RATIO);
   const font = Math.max(11, Math.round(cardW * 0.22));
   board.style.setProperty("--card-w", `${cardW}px`);
@@ -183,7 +185,7 @@ export function fitBoard(board) {
   const foundations = board.querySelector(".foundations");
   const count = foundations.children.length;
   let across = count > 8 && cardsAcross(width, count, gap) < cardW * 0.75 ? Math.ceil(count / 2) : count;
-  const foundationW = clamp(Math.min(cardW, cardsAcross(width, across, gap)), CARD_MIN, CARD_MAX);
+  const foundationW = clamp(Math.min(cardW, cardsAcross(width, across, gap)), CARD_MIN, widest);
   across = Math.min(across, Math.floor((width + gap) / (foundationW + gap)));
   foundations.style.setProperty("--card-w", `${foundationW}px`);
   foundations.style.setProperty("--card-h", `${Math.round(foundationW * RATIO)}px`);

@@ -63,10 +63,16 @@ export class TableRules {
     return this.rules !== null;
   }
 
-  /** The rank (index into RANKS) that every "deal"-based pile starts with, read off the board. */
+  /**
+   * The rank (index into RANKS) that every "deal"-based pile starts with: the bottom card of any
+   * foundation that holds cards, remembered for when every base card has been played away.
+   */
   baseRank(game) {
-    const first = game.state.piles.find((pile) => pile.id === "foundation-0");
-    return first && first.cards.length && first.cards[0] ? rank(first.cards[0]) : null;
+    const founded = game.state.piles.find(
+      (pile) => pileKind(pile.id) === "foundation" && pile.cards.length && pile.cards[0],
+    );
+    if (founded) this.seenBase = rank(founded.cards[0]);
+    return this.seenBase ?? null;
   }
 
   startRank(base, game) {
