@@ -269,6 +269,7 @@ def test_every_variant_fits_and_plays_by_drag_click_double_click_and_keyboard(
     table.made(move)
     assert shown_piles(page)[move.target][-1] == card
     assert page.evaluate("!!document.activeElement.closest('.board')")
+    assert page.locator(".board button[tabindex='0']").count() == 1, "one Tab stop on the board"
 
     # when the player presses U, if the game allows an undo, and D, if it has a stock
     if table.game["can_undo"]:

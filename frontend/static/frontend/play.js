@@ -150,7 +150,7 @@ class PlayView {
       h(
         "p",
         { class: "keys", id: "play-keys" },
-        t("Keys: arrows move between piles and cards, Enter picks up or puts down, F sends to a foundation, U undoes, D deals, Escape puts back."),
+        t("Keys: Tab reaches the board, arrows move between piles and cards, Enter picks up or puts down, F sends to a foundation, U undoes, D deals, Escape puts back."),
       ),
     );
     mount(this.root, this.section);
@@ -158,6 +158,11 @@ class PlayView {
     this.boardArea.addEventListener("pointerdown", (event) => this.onPointerDown(event));
     this.boardArea.addEventListener("pointerup", (event) => this.onPress(event));
     this.boardArea.addEventListener("keydown", (event) => this.onBoardKey(event));
+    this.boardArea.addEventListener("focusin", (event) => {
+      if (!(event.target instanceof HTMLButtonElement)) return;
+      for (const button of this.boardArea.querySelectorAll('button[tabindex="0"]')) button.tabIndex = -1;
+      event.target.tabIndex = 0;
+    });
     window.addEventListener("resize", this.onResize);
     document.addEventListener("keydown", this.onKey);
     this.clockTimer = setInterval(() => this.renderClock(), 1000);
@@ -380,7 +385,12 @@ class PlayView {
       board.querySelector(`.pile[data-pile="${this.arrived}"] .card[data-index]:last-of-type`)?.classList.add("arrived");
       this.arrived = null;
     }
+    // One stop for Tab on the board (the card last focused, else the first); arrows do the rest.
+    const buttons = [...board.querySelectorAll("button")];
+    for (const button of buttons) button.tabIndex = -1;
     if (focused) refocus(board, focused);
+    const rover = board.contains(document.activeElement) ? document.activeElement : buttons[0];
+    if (rover) rover.tabIndex = 0;
   }
 
   renderControls(hasStock, redeals) {
