@@ -336,6 +336,10 @@ def test_a_practice_game_is_won_through_the_table(new_page: Any) -> None:
     assert page.locator(".board.won").count() == 1
     assert page.inner_text("#status") == "won"
     assert page.evaluate("window.gameOvers") == ["won"]
+    motion = "getComputedStyle(document.querySelector('#won-banner')).animationName"
+    assert page.evaluate(motion) == "celebrate"
+    page.emulate_media(reduced_motion="reduce")
+    assert page.evaluate(motion) == "none", "the celebration must respect reduced motion"
     game = page.request.get(page.url.replace("/#/play/", "/api/games/") + "/").json()
     assert game["status"] == "won" and game["duration_ms"] >= 0
     assert page.locator(".board button.card").count() == 0
