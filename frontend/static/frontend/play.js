@@ -545,7 +545,8 @@ class PlayView {
     const hit = this.target(event);
     if (!hit || this.game.status !== "playing") return;
     const { pileId, index } = hit;
-    if (index < 0 || pileId === "stock" || pileKind(pileId) === "foundation") {
+    const top = this.pile(pileId).cards.length - 1;
+    if (index < 0 || index !== top || pileId === "stock" || pileKind(pileId) === "foundation") {
       this.lastPress = null;
       return;
     }
@@ -582,6 +583,7 @@ class PlayView {
     }
     const selection = this.selection;
     if (selection && selection.pile !== pileId) {
+      this.pressMoved(pileId, index);
       this.selection = null;
       this.renderBoard();
       this.move({ type: "move", from: selection.pile, to: pileId, count: selection.count });
@@ -601,12 +603,17 @@ class PlayView {
     const pile = this.pile(pileId);
     const destinations = this.rules.destinations(this.game, pileId, count);
     if (destinations.length === 1 && oneClickEnabled()) {
-      const press = this.lastPress;
-      if (press && press.pileId === pileId && press.index === index) press.moved = true;
+      this.pressMoved(pileId, index);
       this.move({ type: "move", from: pileId, to: destinations[0], count });
       return;
     }
     this.select({ pile: pileId, index: pile.cards.length - count, count });
+  }
+
+  /** Note that the click of the last press made a move: that press cannot begin a double click. */
+  pressMoved(pileId, index) {
+    const press = this.lastPress;
+    if (press && press.pileId === pileId && press.index === index) press.moved = true;
   }
 
   /** Send the top card of a pile to a foundation that takes it (trying them when the rules are unknown). */
