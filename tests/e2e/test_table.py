@@ -492,3 +492,36 @@ def test_the_tables_reading_of_the_rules_agrees_with_the_engine(new_page: Any) -
     for slug, theirs, ours in zip(LAUNCH, offered, expected, strict=True):
         for ply, (got, want) in enumerate(zip(theirs, ours, strict=True)):
             assert got == want, f"{slug}, position {ply}"
+
+
+def test_a_hint_shows_a_move_on_the_table_and_marks_the_game_assisted(new_page: Any) -> None:
+    # given a practice game the solver wins quickly, and a daily game
+    page = new_page()
+    join_as_guest(page, nickname("Hinted"))
+    game = new_practice(page, WIN_VARIANT, WIN_SEED)
+    assert page.get_attribute("#rules-link", "href") == f"/rules/{WIN_VARIANT}/"
+    assert page.locator("#assisted-mark").count() == 0
+
+    # when the player asks for a hint
+    page.click("#hint")
+
+    # then the table names the move in its own words, marks it, and the game is assisted
+    page.wait_for_selector("#assisted-mark")
+    text = page.inner_text("#play-message")
+    assert text.startswith("Hint:"), text
+    assert not re.search(r"(tableau|foundation|reserve)-\d", text), text
+    assert page.locator(".card.hinted, .pile.stock.hinted").count() >= 1
+    assert fetch_game(page, game["id"])["assisted"] is True
+
+    # when a daily game's player asks, the table first says what a hint costs; "No hint" keeps it
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    daily = page.request.post(
+        "/api/games/", data={"variant": "castile", "mode": "daily"}, headers={"X-CSRFToken": token}
+    ).json()
+    page.goto(f"/#/play/{daily['id']}")
+    page.wait_for_selector(".board[data-variant='castile'] .pile")
+    page.click("#hint")
+    page.wait_for_selector("[role='alertdialog'] #confirm-hint")
+    page.click("#cancel-hint")
+    page.wait_for_selector("#hint")
+    assert fetch_game(page, daily["id"])["assisted"] is False

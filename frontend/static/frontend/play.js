@@ -150,7 +150,7 @@ class PlayView {
       h(
         "p",
         { class: "keys", id: "play-keys" },
-        t("Keys: Tab reaches the board, arrows move between piles and cards, Enter picks up or puts down, F sends to a foundation, U undoes, D deals, Escape puts back."),
+        t("Keys: Tab reaches the board, arrows move between piles and cards, Enter picks up or puts down, F sends to a foundation, U undoes, D deals, H asks for a hint, Escape puts back."),
       ),
     );
     mount(this.root, this.section);
@@ -332,6 +332,13 @@ class PlayView {
       if (game.seed_text) parts.push(" · ", t("seed “{seed}”", { seed: game.seed_text }));
     }
     parts.push(" · ", game.player);
+    parts.push(" · ", h("a", { href: `/rules/${encodeURIComponent(game.variant)}/`, id: "rules-link" }, t("rules")));
+    if (game.assisted) {
+      parts.push(
+        " · ",
+        h("span", { class: "assisted-mark", id: "assisted-mark", title: t("A hint was taken: the game ranks after every unassisted result") }, t("assisted")),
+      );
+    }
     mount(this.info, parts);
   }
 
@@ -426,6 +433,12 @@ class PlayView {
         h("label", { class: "assist", for: "auto-foundations", title: t("Cards no other card needs go to the foundations by themselves") }, auto, t("Auto to foundations")),
       ),
     );
+    buttons.push(
+      button(t("Hint"), "hint", () => this.askHint(), {
+        "aria-keyshortcuts": "H",
+        title: t("The server's solver suggests a move; the game is then marked as assisted"),
+      }),
+    );
     buttons.push(button(t("Resign"), "resign", () => this.confirmResign(), { class: "danger" }));
     mount(this.controls, buttons);
   }
@@ -455,6 +468,82 @@ class PlayView {
     });
     mount(this.controls, box);
     no.focus();
+  }
+
+  /** Ask the server for a hint; a daily game not yet assisted asks the player first. */
+  askHint() {
+    if (this.game.mode !== "daily" || this.game.assisted) {
+      this.hint();
+      return;
+    }
+    const yes = h("button", { type: "button", id: "confirm-hint" }, t("Show a hint"));
+    const no = h("button", { type: "button", class: "secondary", id: "cancel-hint" }, t("No hint"));
+    const box = h(
+      "div",
+      { class: "confirm", role: "alertdialog", "aria-label": t("Take a hint?") },
+      h("span", {}, t("A hint marks this game as assisted for good: it then ranks after every unassisted result.")),
+      yes,
+      no,
+    );
+    yes.addEventListener("click", () => this.hint());
+    no.addEventListener("click", () => {
+      this.render();
+      document.getElementById("hint")?.focus();
+    });
+    mount(this.controls, box);
+    no.focus();
+  }
+
+  async hint() {
+    for (const el of this.controls.querySelectorAll("button")) el.disabled = true;
+    const path = `/api/games/${encodeURIComponent(this.gameId)}`;
+    let answer;
+    try {
+      answer = await api("GET", `${path}/hint/`);
+    } catch (error) {
+      say(this.message, error.detail, "error");
+      this.render();
+      return;
+    }
+    try {
+      // The hint marked the game as assisted: show the server's word for it.
+      this.setGame(await api("GET", `${path}/`), { force: true });
+    } catch {
+      this.render();
+    }
+    if (!answer.move) {
+      say(this.message, answer.detail || t("The solver found no hint in time."), "note");
+      return;
+    }
+    say(this.message, this.hintText(answer.move), "note");
+    this.showHint(answer.move);
+    document.getElementById("hint")?.focus();
+  }
+
+  hintText(move) {
+    if (move.type === "deal") return t("Hint: deal from the stock.");
+    if (move.type === "redeal") return t("Hint: redeal the tableau.");
+    const pile = this.game.state.piles.find((p) => p.id === move.from);
+    const count = move.count || 1;
+    const card = pile ? pile.cards[pile.cards.length - count] : null;
+    const params = { card: cardShort(card), from: pileTitle(move.from), to: pileTitle(move.to), count };
+    return count === 1
+      ? t("Hint: move {card} from {from} to {to}.", params)
+      : t("Hint: move {count} cards, {card} and those on it, from {from} to {to}.", params);
+  }
+
+  /** Mark the hinted cards and their destination on the board until the next move. */
+  showHint(move) {
+    if (!this.board) return;
+    const pileOf = (id) => this.board.querySelector(`.pile[data-pile="${CSS.escape(id)}"]`);
+    if (move.type === "deal" || move.type === "redeal") {
+      const stock = pileOf("stock");
+      if (stock) stock.classList.add("hinted");
+      return;
+    }
+    const cards = [...(pileOf(move.from)?.querySelectorAll(".card[data-index]") || [])];
+    for (const card of cards.slice(-(move.count || 1))) card.classList.add("hinted");
+    pileOf(move.to)?.classList.add("hint-target");
   }
 
   renderBanner() {
@@ -491,7 +580,16 @@ class PlayView {
         game.can_undo ? t("No legal move left: undo or resign.") : t("No legal move left: resign to end the game."),
       );
     }
-    mount(this.banner, banner);
+    const voided = game.voided
+      ? h(
+          "div",
+          { class: "banner voided", id: "void-banner", role: "status" },
+          h("strong", {}, t("Result voided.")),
+          " ",
+          game.void_reason ? t("A moderator took it off the leaderboard: {reason}", { reason: game.void_reason }) : t("A moderator took it off the leaderboard."),
+        )
+      : null;
+    mount(this.banner, banner, voided);
   }
 
   // ---- selection, clicks, double-clicks and dragging ----
@@ -780,6 +878,9 @@ class PlayView {
     } else if (key === "d" && this.game.state.piles.some((pile) => pile.id === "stock")) {
       event.preventDefault();
       this.move({ type: "deal" });
+    } else if (key === "h") {
+      event.preventDefault();
+      this.askHint();
     } else if (key === "f") {
       const pileEl = document.activeElement && document.activeElement.closest(".board .pile");
       if (pileEl) {
