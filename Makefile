@@ -5,7 +5,7 @@ PYTHON_BOOT := $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint messages bench fuzz load board solver-bench winrates clean
+.PHONY: run test lint messages screenshots bench fuzz load board solver-bench winrates clean
 
 run: $(VENV)/.installed-run
 	$(BIN)/python manage.py migrate --noinput
@@ -32,6 +32,11 @@ messages: $(VENV)/.installed-dev
 	$(BIN)/python manage.py makemessages --all --no-obsolete --add-location=file $(MESSAGES_IGNORE)
 	$(BIN)/python manage.py compilemessages $(MESSAGES_IGNORE)
 	$(BIN)/python -m config.catalogues
+
+# The table of every launch variant at a phone's and a laptop's size, into docs/screenshots/.
+screenshots: $(VENV)/.installed-dev
+	SCREENSHOTS=1 $(BIN)/pytest -m browser tests/e2e/test_table.py -p no:asyncio \
+		-W ignore::pytest.PytestConfigWarning -k fits_and_plays
 
 $(BIN)/python:
 	$(PYTHON_BOOT) -m venv $(VENV)

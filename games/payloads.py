@@ -93,6 +93,7 @@ def game_payload(game: Game) -> dict[str, Any]:
         "ply": game.ply,
         "started_at": iso(game.started_at),
         "finished_at": iso(game.finished_at),
+        "duration_ms": game.duration_ms,
         "state": game_view(game),
         "verified": game.verified,
         "assisted": game.assisted,

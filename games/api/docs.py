@@ -207,6 +207,9 @@ class GameBody(serializers.Serializer):
     ply = serializers.IntegerField()
     started_at = serializers.DateTimeField()
     finished_at = serializers.DateTimeField(allow_null=True)
+    duration_ms = serializers.IntegerField(
+        help_text="The server-measured time from the first move to the last (0 before two moves).",
+    )
     state = StateBody()
     verified = serializers.BooleanField(help_text="Shown to the player; ranking reads results.")
     assisted = serializers.BooleanField(help_text="A hint was taken: ranks after unassisted.")

@@ -153,16 +153,21 @@ def browser() -> Iterator[Any]:
 
 @pytest.fixture
 def new_page(browser: Any, server: str) -> Iterator[Any]:
-    """Return a factory of pages, each in its own context (its own cookies), at 1280×800."""
+    """Return a factory of pages, each in its own context (its own cookies), at 1280×800 or
+    ``viewport`` (width, height), with any other option of a Playwright context (``has_touch``);
+    a JavaScript error or a console error fails the test."""
     contexts = []
     errors: list[str] = []
 
-    def make() -> Any:
-        context = browser.new_context(viewport={"width": 1280, "height": 800}, base_url=server)
+    def make(viewport: tuple[int, int] = (1280, 800), **options: Any) -> Any:
+        width, height = viewport
+        size = {"width": width, "height": height}
+        context = browser.new_context(viewport=size, base_url=server, **options)
         context.set_default_timeout(10_000)
         contexts.append(context)
         page = context.new_page()
         page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
         return page
 
     yield make

@@ -2,29 +2,17 @@
 
 from __future__ import annotations
 
-import itertools
 import re
 from typing import Any
 
 import pytest
 
 from games.engine import Move, builtin_variant, legal_moves, state_from_json
+from tests.e2e.helpers import fetch_game, join_as_guest, nickname, shown_piles
 
 pytestmark = pytest.mark.browser
 
 LAUNCH = ["caprice", "castile", "quadruple-canfield", "box-kite", "capricieuse"]
-_names = itertools.count(1)
-
-
-def nickname(prefix: str) -> str:
-    return f"{prefix}{next(_names)}"
-
-
-def join_as_guest(page: Any, name: str) -> None:
-    page.goto("/")
-    page.fill("#identity-nickname", name)
-    page.click("#play-as-guest")
-    page.wait_for_selector(f"#nickname:has-text('{name}')")
 
 
 def start_daily(page: Any, variant: str) -> dict[str, Any]:
@@ -39,22 +27,9 @@ def start_daily(page: Any, variant: str) -> dict[str, Any]:
     return game
 
 
-def fetch_game(page: Any, game_id: str) -> dict[str, Any]:
-    response = page.request.get(f"/api/games/{game_id}/")
-    assert response.ok
-    return response.json()
-
-
-def shown_piles(page: Any) -> dict[str, list[str | None]]:
-    """Return, for every pile on the board, the cards drawn: their codes, None for a card back."""
-    return page.eval_on_selector_all(
-        ".board .pile",
-        """piles => Object.fromEntries(piles.map(pile => [pile.dataset.pile,
-            [...pile.querySelectorAll('.card[data-index]')].map(c => c.dataset.card || null)]))""",
-    )
-
-
 def click_move(page: Any, source: str, index: int, target: str) -> None:
+    # A click-click move: the one-click assist (a card with one place to go moves at once) is off.
+    page.evaluate("localStorage.setItem('daily-patience:one-click', 'off')")
     page.click(f'.pile[data-pile="{source}"] button.card[data-index="{index}"]')
     page.locator(f'.pile[data-pile="{target}"] button').last.click()
 

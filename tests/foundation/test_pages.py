@@ -21,6 +21,21 @@ def test_front_page_names_the_product_and_links_docs_and_admin(client: Client) -
     assert 'href="/static/frontend/site.css"' in page
 
 
+def test_front_page_says_whether_its_session_is_signed_in(client: Client) -> None:
+    # given an anonymous visitor, and a guest signed in by a session
+    guest = Client()
+    joined = guest.post("/api/auth/guest/", {"nickname": "Sam"}, "application/json")
+    assert joined.status_code == 201
+
+    # when both open the front page
+    anonymous = client.get("/").content.decode()
+    signed_in = guest.get("/").content.decode()
+
+    # then the page tells its script, so an anonymous visit never asks /api/me/ for a 401
+    assert '<meta name="signed-in" content="no">' in anonymous
+    assert '<meta name="signed-in" content="yes">' in signed_in
+
+
 def test_static_files_are_served_by_the_app(client: Client) -> None:
     response = client.get("/static/frontend/site.css")
 

@@ -56,6 +56,7 @@ def test_a_daily_game_is_created_once_then_found(join) -> None:
         "ply": 0,
         "started_at": "2026-12-01T12:00:00Z",
         "finished_at": None,
+        "duration_ms": 0,
         "state": game["state"],
         "verified": False,
         "assisted": False,
@@ -156,6 +157,25 @@ def test_a_move_advances_the_ply_and_a_retry_is_stale(join) -> None:
         "ply": 1,
     }
     assert Game.objects.get(pk=game["id"]).moves == [move]
+
+
+def test_the_game_carries_the_server_measured_time_from_first_to_last_move(join) -> None:
+    # given a practice game whose first move is made at noon
+    alice = join("Alice")
+    with clock.frozen(NOON):
+        game = alice.post("/api/games/", {**DAILY, "mode": "practice", "seed": "t"}, "json").json()
+        url = f"/api/games/{game['id']}/moves/"
+        first = alice.post(url, {"ply": 0, "move": a_legal_move(game["id"])}, "json").json()
+
+    # when the second move comes 83.5 seconds later
+    with clock.frozen(NOON + dt.timedelta(seconds=83.5)):
+        second = alice.post(url, {"ply": 1, "move": a_legal_move(game["id"])}, "json").json()
+
+    # then the time counts from the first move, not from the game's start, to the last
+    assert game["duration_ms"] == 0
+    assert first["duration_ms"] == 0
+    assert second["duration_ms"] == 83_500
+    assert alice.get(f"/api/games/{game['id']}/").json()["duration_ms"] == 83_500
 
 
 def test_an_illegal_move_is_422_and_changes_nothing(join) -> None:

@@ -52,7 +52,8 @@ def test_a_move_reads_the_game_once_appends_one_row_and_updates_a_few_columns(jo
     assert append.startswith('INSERT INTO "games_move"')
     assert update.startswith('UPDATE "games_game"')
     assert '"rules"' not in update and '"seed"' not in update
-    assert list(Move.objects.filter(game_id=game["id"]).values_list("ply", flat=True)) == [0, 1]
+    plies = Move.objects.filter(game_id=game["id"]).order_by("ply").values_list("ply", flat=True)
+    assert list(plies) == [0, 1]
 
 
 def test_the_database_refuses_a_second_move_at_the_same_ply(join) -> None:

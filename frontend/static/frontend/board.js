@@ -1,14 +1,14 @@
-// The board of a game: piles drawn from `game.state.piles`, tableau fans fitted to the window.
+// The board of a game: piles drawn from `game.state.piles`, sized to the board's width and the
+// window's height, so that every variant fits from a 360 px phone to a wide screen.
 import { cardElement, cardName } from "./cards.js";
 import { h } from "./dom.js";
+import { t, tn } from "./i18n.js";
 
-export const CARD_W = 72;
-export const CARD_H = 100;
-const FAN_UP = 32; // vertical step of a face-up card in a tableau fan
-const FAN_DOWN = 12; // vertical step of a face-down card
-const FAN_MIN = 15; // never squeeze a face-up step below this: the rank must stay readable
-const ROW_STEP = 21; // horizontal step of an open reserve fan (Castile)
-const ROW_FAN_MAX = 12; // a reserve with more cards than this is drawn as a stack with a count
+const CARD_MAX = 72; // widest card, in CSS pixels, on a laptop's screen
+const CARD_MAX_TALL = 100; // and on a screen tall enough to give the fans room (900 px and more)
+const CARD_MIN = 30; // narrowest card: its corner still reads
+const RATIO = 1.39; // height / width of a card
+const ROW_AT = 46; // below this width a long tableau (more than 8 piles) goes on two rows
 
 export function pileKind(id) {
   return id.replace(/-\d+$/, "");
@@ -19,67 +19,71 @@ function pileIndex(id) {
   return match ? Number(match[1]) : null;
 }
 
+/** The table's name of a pile: "Foundation 1" for foundation-0, "Stock" for stock. */
 export function pileTitle(id) {
   const kind = pileKind(id);
   const index = pileIndex(id);
-  const names = { foundation: "Foundation", tableau: "Tableau", reserve: "Reserve", stock: "Stock", waste: "Waste" };
-  return index === null ? names[kind] || id : `${names[kind] || kind} ${index + 1}`;
+  const number = index === null ? null : index + 1;
+  switch (kind) {
+    case "foundation":
+      return t("Foundation {number}", { number });
+    case "tableau":
+      return t("Tableau {number}", { number });
+    case "reserve":
+      return number === null ? t("Reserve") : t("Reserve {number}", { number });
+    case "stock":
+      return t("Stock");
+    case "waste":
+      return t("Waste");
+    default:
+      return id;
+  }
 }
 
 /**
- * Build the board element. `selection` is {pile, index} or null. Every clickable card or empty pile
- * is a <button> inside a `.pile[data-pile]`; `data-index` is the card's index in the pile (-1: empty).
+ * Build the board element. `selection` is {pile, index} or null; `targets` a set of pile ids to
+ * mark as legal destinations. Every clickable card or empty pile is a <button> inside a
+ * `.pile[data-pile]`; `data-index` is the card's index in the pile (-1: empty).
  */
-export function buildBoard(game, selection, { interactive = true } = {}) {
+export function buildBoard(game, selection, { interactive = true, targets = null } = {}) {
   const piles = game.state.piles;
   const foundations = piles.filter((pile) => pileKind(pile.id) === "foundation");
   const reserves = piles.filter((pile) => pileKind(pile.id) === "reserve");
   const others = piles.filter((pile) => ["stock", "waste"].includes(pileKind(pile.id)));
   const tableau = piles.filter((pile) => pileKind(pile.id) === "tableau");
-  const compact = foundations.length > 8;
-  const draw = (pile) => drawPile(pile, selection, interactive);
+  const draw = (pile) => drawPile(pile, selection, interactive, targets);
   return h(
     "div",
     { class: "board", dataset: { variant: game.variant } },
     h(
       "div",
       { class: "top-row" },
-      h(
-        "div",
-        { class: `foundations${compact ? " compact" : ""}`, role: "group", "aria-label": "Foundations" },
-        foundations.map(draw),
-      ),
+      h("div", { class: "foundations", role: "group", "aria-label": t("Foundations") }, foundations.map(draw)),
       reserves.length || others.length
         ? h(
             "div",
-            { class: "side", role: "group", "aria-label": "Reserve and stock" },
+            { class: "side", role: "group", "aria-label": t("Reserve and stock") },
             reserves.map(draw),
             others.map(draw),
           )
         : null,
     ),
-    h(
-      "div",
-      { class: "tableau", role: "group", "aria-label": "Tableau", style: { "--columns": tableau.length } },
-      tableau.map(draw),
-    ),
+    h("div", { class: "tableau", role: "group", "aria-label": t("Tableau") }, tableau.map(draw)),
   );
 }
 
 function cardButtonLabel(pile, index) {
-  const code = pile.cards[index];
-  const name = cardName(code);
-  return `${name}, ${pileTitle(pile.id)}`;
+  return t("{card}, {pile}", { card: cardName(pile.cards[index]), pile: pileTitle(pile.id) });
 }
 
-function drawPile(pile, selection, interactive) {
+function drawPile(pile, selection, interactive, targets) {
   const kind = pileKind(pile.id);
   const cards = pile.cards;
   const selectedFrom = selection && selection.pile === pile.id ? selection.index : null;
   const el = h("div", {
-    class: `pile ${kind}`,
+    class: `pile ${kind}${targets && targets.has(pile.id) ? " target" : ""}`,
     role: "group",
-    "aria-label": `${pileTitle(pile.id)}, ${cards.length} card${cards.length === 1 ? "" : "s"}`,
+    "aria-label": tn("{pile}, {count} card", "{pile}, {count} cards", cards.length, { pile: pileTitle(pile.id) }),
     dataset: { pile: pile.id, kind, count: cards.length },
   });
   const mark = (card, index) => {
@@ -93,71 +97,150 @@ function drawPile(pile, selection, interactive) {
     if (interactive) slot.type = "button";
     return slot;
   };
+  const emptyLabel = () => t("Empty {pile}", { pile: pileTitle(pile.id) });
 
   if (kind === "tableau") {
     el.classList.add("fan");
-    if (!cards.length) el.append(emptySlot(`Empty ${pileTitle(pile.id)}`));
+    if (!cards.length) el.append(emptySlot(emptyLabel()));
     cards.forEach((code, index) => {
       const face = code !== null;
-      el.append(mark(cardElement(code, { interactive: interactive && face, label: face ? cardButtonLabel(pile, index) : "" }), index));
+      const label = face ? cardButtonLabel(pile, index) : "";
+      el.append(mark(cardElement(code, { interactive: interactive && face, label }), index));
     });
     return el;
   }
 
-  if (kind === "reserve" && cards.length <= ROW_FAN_MAX && cards.every((code) => code !== null)) {
+  if (kind === "reserve" && cards.length <= 13 && cards.every((code) => code !== null)) {
     // An open reserve (Castile): every card is visible, only the top one plays.
     el.classList.add("row-fan");
-    el.style.width = `${CARD_W + Math.max(0, cards.length - 1) * ROW_STEP}px`;
-    if (!cards.length) el.append(emptySlot(`Empty ${pileTitle(pile.id)}`));
+    if (!cards.length) el.append(emptySlot(emptyLabel()));
     cards.forEach((code, index) => {
       const top = index === cards.length - 1;
-      const card = mark(cardElement(code, { interactive: interactive && top, label: top ? cardButtonLabel(pile, index) : "" }), index);
-      card.style.left = `${index * ROW_STEP}px`;
-      el.append(card);
+      const label = top ? cardButtonLabel(pile, index) : "";
+      el.append(mark(cardElement(code, { interactive: interactive && top, label }), index));
     });
+    el.append(h("span", { class: "pile-name", "aria-hidden": "true" }, pileTitle(pile.id)));
     return el;
   }
 
-  // Stacked piles: foundations, a big reserve, stock and waste show their top card and a count.
+  // Stacked piles: foundations, a closed reserve, stock and waste show their top card and a count.
   el.classList.add("stack");
   if (!cards.length) {
-    const label = kind === "stock" ? "Empty stock: turn the waste back over" : `Empty ${pileTitle(pile.id)}`;
-    el.append(emptySlot(label));
+    el.append(emptySlot(kind === "stock" ? t("Empty stock: deal to turn the waste back over") : emptyLabel()));
   } else {
     const index = cards.length - 1;
     const code = cards[index];
     const clickable = interactive && (code !== null || kind === "stock");
-    const label = kind === "stock" ? `Stock, ${cards.length} cards: deal` : code !== null ? cardButtonLabel(pile, index) : "";
+    let label = "";
+    if (kind === "stock") label = tn("Stock, {count} card: deal", "Stock, {count} cards: deal", cards.length);
+    else if (code !== null) label = cardButtonLabel(pile, index);
     if (cards.length > 1) el.append(h("div", { class: "card under", "aria-hidden": "true" }));
     el.append(mark(cardElement(code, { interactive: clickable, label }), index));
   }
-  if (kind !== "tableau" && (cards.length > 1 || kind !== "foundation")) {
+  if (cards.length > 1 || kind !== "foundation") {
     el.append(h("span", { class: "badge", "aria-hidden": "true" }, String(cards.length)));
   }
   el.append(h("span", { class: "pile-name", "aria-hidden": "true" }, pileTitle(pile.id)));
   return el;
 }
 
-/** Set every tableau fan's card steps so the tallest pile fits between its top and the window's bottom. */
-export function fitFans(board) {
+function clamp(value, low, high) {
+  return Math.max(low, Math.min(high, value));
+}
+
+/** Return the width of `count` cards side by side with `gap` between them in `width`. */
+function cardsAcross(width, count, gap) {
+  return Math.floor((width - (count - 1) * gap) / count);
+}
+
+/**
+ * Size the board to its width and the window: the cards, the tableau's rows, the foundations,
+ * the open reserves' fans and every tableau fan's steps. Call it again when the window changes.
+ */
+export function fitBoard(board) {
+  const width = board.clientWidth;
+  if (!width) return;
+  const narrow = width < 600;
+  const gap = narrow ? 4 : 10;
+  const tableau = board.querySelector(".tableau");
+  const fans = [...tableau.querySelectorAll(".pile.fan")];
+  const columns = Math.max(1, fans.length);
+  let perRow = columns;
+  let cardW = cardsAcross(width, columns, gap);
+  if (columns > 8 && cardW < ROW_AT) {
+    perRow = Math.ceil(columns / 2);
+    cardW = cardsAcross(width, perRow, gap);
+  }
+  const widest = window.innerHeight >= 900 ? Math.min(CARD_MAX_TALL, Math.floor(window.innerHeight * 0.09)) : CARD_MAX;
+  cardW = clamp(cardW, CARD_MIN, widest);
+  const cardH = Math.round(cardW * RATIO);
+  const font = Math.max(11, Math.round(cardW * 0.22));
+  board.style.setProperty("--card-w", `${cardW}px`);
+  board.style.setProperty("--card-h", `${cardH}px`);
+  board.style.setProperty("--corner", `${font}px`);
+  board.style.setProperty("--gap", `${gap}px`);
+  tableau.style.gridTemplateColumns = `repeat(${perRow}, ${cardW}px)`;
+
+  // Foundations: one row when they fit at the tableau's card size, else rows of eight at most.
+  const foundations = board.querySelector(".foundations");
+  const count = foundations.children.length;
+  let across = count > 8 && cardsAcross(width, count, gap) < cardW * 0.75 ? Math.ceil(count / 2) : count;
+  const foundationW = clamp(Math.min(cardW, cardsAcross(width, across, gap)), CARD_MIN, widest);
+  across = Math.min(across, Math.floor((width + gap) / (foundationW + gap)));
+  foundations.style.setProperty("--card-w", `${foundationW}px`);
+  foundations.style.setProperty("--card-h", `${Math.round(foundationW * RATIO)}px`);
+  foundations.style.setProperty("--corner", `${Math.max(11, Math.round(foundationW * 0.22))}px`);
+  foundations.style.gridTemplateColumns = `repeat(${across}, ${foundationW}px)`;
+
+  fitRowFans(board, width, cardW, font, gap);
+  fitFans(board, { rows: Math.ceil(columns / perRow), cardH, font });
+}
+
+/** Spread the open reserves' cards sideways, as many reserves on a line as keep every rank readable. */
+function fitRowFans(board, width, cardW, font, gap) {
+  const reserves = [...board.querySelectorAll(".pile.row-fan")];
+  if (!reserves.length) return;
+  const longest = Math.max(1, ...reserves.map((pile) => pile.querySelectorAll(".card").length));
+  const least = Math.ceil(font * 1.25) + 5; // "10" and its suit stay clear of the next card
+  const natural = Math.max(least, Math.round(cardW * 0.34));
+  let step = natural;
+  for (let across = reserves.length; across >= 1; across -= 1) {
+    const room = Math.floor((width - (across - 1) * gap) / across);
+    step = longest > 1 ? Math.min(natural, Math.floor((room - cardW) / (longest - 1))) : natural;
+    if (step >= least) break;
+  }
+  step = Math.max(step, Math.min(least, natural));
+  for (const pile of reserves) {
+    const cards = [...pile.querySelectorAll(".card, .slot")];
+    cards.forEach((card, index) => (card.style.left = `${index * step}px`));
+    pile.style.width = `${cardW + Math.max(0, cards.length - 1) * step}px`;
+  }
+}
+
+/** Set every tableau fan's card steps so that each row of piles fits above the window's bottom. */
+export function fitFans(board, { rows = 1, cardH = null, font = 11 } = {}) {
   const tableau = board.querySelector(".tableau");
   if (!tableau) return;
+  const height = cardH || tableau.querySelector(".card, .slot")?.offsetHeight || 100;
+  const up = Math.round(height * 0.3); // the natural step of a face-up card
+  const down = Math.round(height * 0.12); // and of a face-down one
+  const least = font + 6; // never below this: the rank and suit on a line stay readable
   const top = tableau.getBoundingClientRect().top + window.scrollY;
-  const available = Math.max(CARD_H + 6 * FAN_MIN, window.innerHeight - top - 16);
+  const room = (window.innerHeight - top - 12) / rows - (rows - 1) * 8;
+  const available = Math.max(height + 4 * least, room);
   for (const pile of tableau.querySelectorAll(".pile.fan")) {
     const cards = [...pile.querySelectorAll(".card")];
-    const steps = cards.slice(0, -1).map((card) => (card.classList.contains("back") ? FAN_DOWN : FAN_UP));
+    const steps = cards.slice(0, -1).map((card) => (card.classList.contains("back") ? down : up));
     const natural = steps.reduce((sum, step) => sum + step, 0);
-    let scale = 1;
-    if (natural > 0 && CARD_H + natural > available) scale = (available - CARD_H) / natural;
+    const scale = natural > 0 && height + natural > available ? (available - height) / natural : 1;
     let y = 0;
     cards.forEach((card, index) => {
       card.style.top = `${y}px`;
       if (index < steps.length) {
         const step = steps[index];
-        y += Math.max(step === FAN_DOWN ? 4 : FAN_MIN, Math.floor(step * scale));
+        y += Math.max(step === down ? 3 : least, Math.floor(step * scale));
       }
     });
-    pile.style.height = `${Math.max(CARD_H, y + CARD_H)}px`;
+    pile.style.height = `${Math.max(height, y + height)}px`;
   }
 }

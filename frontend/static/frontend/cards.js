@@ -1,9 +1,16 @@
 // Drawing cards in HTML/CSS: rank + suit symbol, red for diamonds and hearts, a back for null.
+import { t } from "./i18n.js";
 
 export const SUIT_SYMBOLS = { C: "♣", D: "♦", H: "♥", S: "♠" };
-const SUIT_NAMES = { C: "clubs", D: "diamonds", H: "hearts", S: "spades" };
 const RANK_SHORT = { T: "10" };
-const RANK_NAMES = { A: "ace", J: "jack", Q: "queen", K: "king", T: "10" };
+
+function suitName(suit) {
+  return { C: t("clubs"), D: t("diamonds"), H: t("hearts"), S: t("spades") }[suit];
+}
+
+function rankName(rank) {
+  return { A: t("ace"), J: t("jack"), Q: t("queen"), K: t("king"), T: "10" }[rank] || rank;
+}
 
 export function isRed(code) {
   return code[1] === "D" || code[1] === "H";
@@ -11,14 +18,14 @@ export function isRed(code) {
 
 /** "7♥" for "7H". */
 export function cardShort(code) {
-  if (!code) return "face-down card";
+  if (!code) return t("face-down card");
   return (RANK_SHORT[code[0]] || code[0]) + SUIT_SYMBOLS[code[1]];
 }
 
 /** "7 of hearts" for "7H", for screen readers. */
 export function cardName(code) {
-  if (!code) return "face-down card";
-  return `${RANK_NAMES[code[0]] || code[0]} of ${SUIT_NAMES[code[1]]}`;
+  if (!code) return t("face-down card");
+  return t("{rank} of {suit}", { rank: rankName(code[0]), suit: suitName(code[1]) });
 }
 
 /** Turn card codes inside a server sentence into symbols: "7H cannot go on 9C" → "7♥ cannot go on 9♣". */
@@ -36,7 +43,7 @@ export function cardElement(code, { interactive = false, label = "" } = {}) {
   if (interactive) el.type = "button";
   if (!code) {
     el.className = "card back";
-    el.setAttribute("aria-label", label || "face-down card");
+    el.setAttribute("aria-label", label || t("face-down card"));
     if (!interactive) el.setAttribute("role", "img");
     return el;
   }

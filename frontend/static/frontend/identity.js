@@ -18,6 +18,13 @@ function setPlayer(player) {
 }
 
 export async function loadIdentity() {
+  // The page says whether its session was signed in when served: a visitor without one is not
+  // sent to /api/me/ for a 401 (which browsers log as an error in the console).
+  const signedIn = document.querySelector('meta[name="signed-in"]');
+  if (signedIn && signedIn.content === "no") {
+    setPlayer(null);
+    return session.player;
+  }
   try {
     setPlayer(await api("GET", "/api/me/"));
   } catch (error) {

@@ -1,22 +1,24 @@
-// The play view: the board, click-click and drag moves, double-click to the foundations, and the
-// game's WebSocket (REST when it is not open). The ply always comes from the server's latest answer.
+// The play view: the board, click, double-click (or double tap), drag and keyboard moves, the clock,
+// and the game's WebSocket (REST when it is not open). The ply always comes from the server's
+// latest answer; the table's reading of the rules (rules.js) only guides the player.
 import { api, socketUrl } from "./api.js";
-import { buildBoard, fitFans, pileKind, pileTitle } from "./board.js";
+import { buildBoard, fitBoard, pileKind, pileTitle } from "./board.js";
 import { cardShort, prettyCards } from "./cards.js";
-import { h, mount, say } from "./dom.js";
+import { formatDuration, h, mount, say } from "./dom.js";
+import { t, tn } from "./i18n.js";
+import { TableRules } from "./rules.js";
 
-let variantNames = null;
+const DOUBLE_MS = 350; // two clicks or taps on the same card this close together are a double one
+const DRAG_PX = 8; // a press that travels this far is a drag, not a click
+const AUTO_KEY = "daily-patience:auto-foundations";
+const ONE_CLICK_KEY = "daily-patience:one-click";
 
-async function variantName(slug) {
-  if (!variantNames) {
-    try {
-      const variants = await api("GET", "/api/variants/");
-      variantNames = new Map(variants.map((variant) => [variant.slug, variant.name]));
-    } catch {
-      variantNames = new Map();
-    }
+async function variantDetail(slug) {
+  try {
+    return await api("GET", `/api/variants/${encodeURIComponent(slug)}/`);
+  } catch {
+    return { slug, name: slug, rules: null };
   }
-  return variantNames.get(slug) || slug;
 }
 
 function foundationCount(game) {
@@ -30,11 +32,86 @@ function totalCards(game) {
   return game.state.piles.reduce((sum, pile) => sum + pile.cards.length, 0);
 }
 
+function statusText(status) {
+  return { playing: t("playing"), won: t("won"), resigned: t("resigned") }[status] || status;
+}
+
+/** Read a yes/no preference of this browser; `fallback` when unset or storage is refused. */
+function preference(key, fallback) {
+  try {
+    const value = localStorage.getItem(key);
+    return value === null ? fallback : value === "on";
+  } catch {
+    return fallback;
+  }
+}
+
+function setPreference(key, on) {
+  try {
+    localStorage.setItem(key, on ? "on" : "off");
+  } catch {
+    // Private windows may refuse storage: the choice then holds only for this page.
+  }
+}
+
+const autoEnabled = () => preference(AUTO_KEY, false);
+const oneClickEnabled = () => preference(ONE_CLICK_KEY, true);
+
+/** Return the table's own sentence for a refused move: the server's code, the table's pile names. */
+export function refusalText(answer, move, game) {
+  const pile = (id) => game.state.piles.find((p) => p.id === id);
+  const source = move && move.from ? pile(move.from) : null;
+  const code = source && source.cards.length >= (move.count || 1) ? source.cards.at(-(move.count || 1)) : null;
+  const names = {
+    card: code ? cardShort(code) : t("card"),
+    source: move && move.from ? pileTitle(move.from) : "",
+    target: move && move.to ? pileTitle(move.to) : "",
+  };
+  switch (answer.reason) {
+    case "does_not_build":
+    case "target_refuses":
+      return t("{target} does not take the {card}.", names);
+    case "empty_refuses":
+      return t("The empty {target} does not take the {card}.", names);
+    case "wrong_base":
+      return t("The {card} cannot start {target}.", names);
+    case "foundation_full":
+      return t("{target} already holds 13 cards.", names);
+    case "same_pile":
+      return t("The {card} is already on {source}.", names);
+    case "single_cards":
+      return t("Only one card at a time moves from {source} to {target}.", names);
+    case "not_a_sequence":
+      return t("Those cards of {source} are not a sequence: they cannot move together.", names);
+    case "source_locked":
+      return pileKind(move.from) === "foundation"
+        ? t("The {card} cannot leave {source} for {target} in this game.", names)
+        : t("Cards leave {source} only by a deal.", names);
+    case "base_card":
+      return t("The base card of {source} never moves.", names);
+    case "face_down":
+      return t("Only face-up cards move.");
+    case "empty_source":
+      return t("{source} is empty.", names);
+    case "no_stock":
+    case "nothing_to_deal":
+      return t("There is nothing left to deal.");
+    case "no_redeals_left":
+    case "no_redeal":
+      return t("No redeal is left.");
+    case "nothing_to_undo":
+      return t("There is no move to take back: a move that turned up a card cannot be undone.");
+    default:
+      return prettyCards(answer.detail || t("The server refused the move."));
+  }
+}
+
 class PlayView {
   constructor(root, gameId) {
     this.root = root;
     this.gameId = gameId;
     this.game = null;
+    this.rules = new TableRules(null);
     this.selection = null;
     this.socket = null;
     this.pending = [];
@@ -43,50 +120,73 @@ class PlayView {
     this.reconnects = 0;
     this.drag = null;
     this.suppressClick = false;
-    this.onResize = () => this.board && fitFans(this.board);
+    this.lastPress = null;
+    this.double = null;
+    this.announcedOver = false;
+    this.clockBase = 0;
+    this.clockAt = 0;
+    this.onResize = () => this.board && fitBoard(this.board);
+    this.onKey = (event) => this.onShortcut(event);
   }
 
   async start() {
     this.message = h("div", { class: "messages", id: "play-message", "aria-live": "polite" });
-    this.heading = h("h2", { id: "play-title" }, "Loading the game…");
+    this.heading = h("h2", { id: "play-title" }, t("Loading the game…"));
     this.info = h("p", { class: "game-info" });
-    this.stats = h("dl", { class: "stats", "aria-label": "Game status" });
-    this.controls = h("div", { class: "controls", role: "toolbar", "aria-label": "Game actions" });
+    this.stats = h("dl", { class: "stats", "aria-label": t("Game status") });
+    this.controls = h("div", { class: "controls", role: "toolbar", "aria-label": t("Game actions") });
     this.banner = h("div", { class: "banner-area", "aria-live": "polite", id: "banner" });
     this.boardArea = h("div", { class: "board-area" });
-    mount(
-      this.root,
+    // What each move did, for screen readers only: the board itself says it to the eye.
+    this.announcer = h("div", { class: "visually-hidden", id: "play-announce", "aria-live": "polite" });
+    this.section = h(
+      "section",
+      { class: "play", "aria-labelledby": "play-title" },
+      h("div", { class: "play-head" }, h("div", { class: "play-title" }, this.heading, this.info), this.stats, this.controls),
+      this.banner,
+      this.message,
+      this.boardArea,
+      this.announcer,
       h(
-        "section",
-        { class: "play", "aria-labelledby": "play-title" },
-        h("div", { class: "play-head" }, h("div", {}, this.heading, this.info), this.stats, this.controls),
-        this.banner,
-        this.message,
-        this.boardArea,
+        "p",
+        { class: "keys", id: "play-keys" },
+        t("Keys: Tab reaches the board, arrows move between piles and cards, Enter picks up or puts down, F sends to a foundation, U undoes, D deals, H asks for a hint, Escape puts back."),
       ),
     );
+    mount(this.root, this.section);
     this.boardArea.addEventListener("click", (event) => this.onClick(event));
-    this.boardArea.addEventListener("dblclick", (event) => this.onDoubleClick(event));
     this.boardArea.addEventListener("pointerdown", (event) => this.onPointerDown(event));
-    this.boardArea.addEventListener("keydown", (event) => {
-      if (event.key === "Escape" && this.selection) this.select(null);
+    this.boardArea.addEventListener("pointerup", (event) => this.onPress(event));
+    this.boardArea.addEventListener("keydown", (event) => this.onBoardKey(event));
+    this.boardArea.addEventListener("focusin", (event) => {
+      if (!(event.target instanceof HTMLButtonElement)) return;
+      for (const button of this.boardArea.querySelectorAll('button[tabindex="0"]')) button.tabIndex = -1;
+      event.target.tabIndex = 0;
     });
     window.addEventListener("resize", this.onResize);
+    document.addEventListener("keydown", this.onKey);
+    this.clockTimer = setInterval(() => this.renderClock(), 1000);
+    let game;
     try {
-      this.setGame(await api("GET", `/api/games/${encodeURIComponent(this.gameId)}/`), { force: true });
+      game = await api("GET", `/api/games/${encodeURIComponent(this.gameId)}/`);
     } catch (error) {
-      this.heading.textContent = "This game cannot be shown";
+      this.heading.textContent = t("This game cannot be shown");
       say(this.message, error.detail, "error");
       return;
     }
-    this.name = await variantName(this.game.variant);
-    this.renderHead();
+    const variant = await variantDetail(game.variant);
+    this.name = variant.name || game.variant;
+    this.rules = new TableRules(variant.rules || null);
+    if (this.closed) return;
+    this.setGame(game, { force: true });
     this.connect();
   }
 
   close() {
     this.closed = true;
     window.removeEventListener("resize", this.onResize);
+    document.removeEventListener("keydown", this.onKey);
+    clearInterval(this.clockTimer);
     if (this.socket) this.socket.close();
   }
 
@@ -111,7 +211,7 @@ class PlayView {
       }
       if (!this.socketReady) {
         this.socketReady = true;
-        this.root.querySelector(".play")?.setAttribute("data-socket", "open");
+        this.section.setAttribute("data-socket", "open");
         if (data.type === "game" && data.game) this.setGame(data.game);
         return;
       }
@@ -120,7 +220,7 @@ class PlayView {
       else if (data.type === "game" && data.game) this.setGame(data.game);
     });
     socket.addEventListener("close", () => {
-      this.root.querySelector(".play")?.setAttribute("data-socket", "closed");
+      this.section.setAttribute("data-socket", "closed");
       if (this.socket === socket) {
         this.socket = null;
         this.socketReady = false;
@@ -143,40 +243,53 @@ class PlayView {
     }
     return api("POST", `/api/games/${encodeURIComponent(this.gameId)}/moves/`, payload).then(
       (game) => ({ type: "game", game }),
-      (error) => ({ type: "error", error: error.code, detail: error.detail, ...error.body }),
+      (error) => ({ ...error.body, type: "error", error: error.code, detail: error.detail }),
     );
   }
 
   // ---- moves ----
 
   /** Queue a move so only one is in flight; resolve true when the server applied it. */
-  move(move, { quiet = false } = {}) {
-    const run = () => this.send(move, quiet);
+  move(move, { quiet = false, auto = false } = {}) {
+    const run = () => this.send(move, quiet, auto);
     this.queue = this.queue.then(run, run);
     return this.queue;
   }
 
-  async send(move, quiet) {
+  async send(move, quiet, auto) {
     if (!this.game || this.game.status !== "playing") {
-      if (!quiet) say(this.message, "This game is over.", "error");
+      if (!quiet) say(this.message, t("This game is over."), "error");
       return false;
     }
-    this.root.querySelector(".play")?.setAttribute("aria-busy", "true");
+    const before = this.game;
+    this.section.setAttribute("aria-busy", "true");
     const answer = await this.transport({ ply: this.game.ply, move });
-    this.root.querySelector(".play")?.removeAttribute("aria-busy");
+    this.section.removeAttribute("aria-busy");
     if (answer.type === "game" && answer.game) {
+      this.arrived = move.type === "move" ? move.to : null;
+      this.announcer.textContent = describeMove(move, before);
       this.setGame(answer.game);
       if (!quiet) say(this.message, "");
+      if (!auto) this.autoMoves();
       return true;
     }
     if (answer.error === "stale_ply" || answer.error === "disconnected" || answer.error === "game_over") {
       await this.reload();
-      if (answer.error === "stale_ply") say(this.message, "The game had moved on elsewhere: reloaded it.", "note");
-      else if (answer.error === "game_over") say(this.message, "This game is over.", "error");
+      if (answer.error === "stale_ply") say(this.message, t("The game had moved on elsewhere: reloaded it."), "note");
+      else if (answer.error === "game_over") say(this.message, t("This game is over."), "error");
       return false;
     }
-    if (!quiet) say(this.message, prettyCards(answer.detail || "The server refused the move."), "error");
+    if (!quiet) say(this.message, refusalText(answer, move, before), "error");
     return false;
+  }
+
+  /** With automatic moves on, play every safe move to the foundations, one after another. */
+  async autoMoves() {
+    if (!autoEnabled()) return;
+    for (let i = 0; i < 104 && this.game.status === "playing"; i += 1) {
+      const next = this.rules.safeFoundationMove(this.game);
+      if (!next || !(await this.move(next, { quiet: true, auto: true }))) return;
+    }
   }
 
   async reload() {
@@ -195,8 +308,14 @@ class PlayView {
     const wasPlaying = this.game && this.game.status === "playing";
     this.game = game;
     this.selection = null;
+    this.clockBase = game.duration_ms || 0;
+    this.clockAt = performance.now();
     this.render();
     if (wasPlaying && game.status !== "playing" && this.socket) this.socket.close();
+    if (game.status !== "playing" && !this.announcedOver) {
+      this.announcedOver = true;
+      document.dispatchEvent(new CustomEvent("game-over", { detail: { game } }));
+    }
   }
 
   // ---- rendering ----
@@ -206,65 +325,131 @@ class PlayView {
     this.heading.textContent = this.name || game.variant;
     const parts = [];
     if (game.mode === "daily") {
-      parts.push(`Daily deal of ${game.date} · `);
-      parts.push(h("a", { href: `#/daily/${game.variant}/${game.date}` }, "leaderboard"));
+      parts.push(t("Daily deal of {date}", { date: game.date }), " · ");
+      parts.push(h("a", { href: `#/daily/${game.variant}/${game.date}` }, t("leaderboard")));
     } else {
-      parts.push("Practice");
-      if (game.seed_text) parts.push(` · seed “${game.seed_text}”`);
+      parts.push(t("Practice"));
+      if (game.seed_text) parts.push(" · ", t("seed “{seed}”", { seed: game.seed_text }));
     }
-    parts.push(` · ${game.player}`);
+    parts.push(" · ", game.player);
+    parts.push(" · ", h("a", { href: `/rules/${encodeURIComponent(game.variant)}/`, id: "rules-link" }, t("rules")));
+    if (game.assisted) {
+      parts.push(
+        " · ",
+        h("span", { class: "assisted-mark", id: "assisted-mark", title: t("A hint was taken: the game ranks after every unassisted result") }, t("assisted")),
+      );
+    }
     mount(this.info, parts);
+  }
+
+  /** The server-measured time from the first move to the last, running while the game is played. */
+  clockMs() {
+    const game = this.game;
+    if (!game || !game.ply) return 0;
+    if (game.status !== "playing") return this.clockBase;
+    return this.clockBase + (performance.now() - this.clockAt);
+  }
+
+  renderClock() {
+    const el = this.stats.querySelector("#clock");
+    if (el) el.textContent = formatDuration(Math.floor(this.clockMs() / 1000) * 1000);
   }
 
   render() {
     const game = this.game;
-    if (this.name) this.renderHead();
+    this.renderHead();
     const hasStock = game.state.piles.some((pile) => pile.id === "stock");
     const redeals = game.state.redeals_left || 0;
-    const stat = (label, id, value) => h("div", {}, h("dt", {}, label), h("dd", { id }, String(value)));
+    const stat = (label, id, value, extra = {}) =>
+      h("div", { class: `stat-${id}` }, h("dt", {}, label), h("dd", { id, ...extra }, String(value)));
     mount(
       this.stats,
-      stat("Ply", "ply", game.ply),
-      stat("Foundations", "foundation-count", `${foundationCount(game)} / ${totalCards(game)}`),
-      stat("Status", "status", game.status),
-      !hasStock && redeals ? stat("Redeals left", "redeals-left", redeals) : null,
+      stat(t("Moves"), "ply", game.ply),
+      stat(t("Foundations"), "foundation-count", `${foundationCount(game)} / ${totalCards(game)}`),
+      stat(t("Time"), "clock", formatDuration(0), { title: t("Measured by the server, from your first move to your last") }),
+      stat(t("Status"), "status", statusText(game.status), { dataset: { status: game.status } }),
     );
+    this.renderClock();
     this.renderControls(hasStock, redeals);
     this.renderBanner();
-    const board = buildBoard(game, this.selection, { interactive: game.status === "playing" });
-    const focused = document.activeElement && this.boardArea.contains(document.activeElement)
-      ? focusKey(document.activeElement)
-      : null;
+    this.renderBoard();
+  }
+
+  renderBoard() {
+    const game = this.game;
+    const active = document.activeElement;
+    const focused = active && this.boardArea.contains(active) ? focusKey(active) : null;
+    const targets = this.selection ? new Set(this.rules.destinations(game, this.selection.pile, this.selection.count)) : null;
+    const board = buildBoard(game, this.selection, { interactive: game.status === "playing", targets });
+    if (game.status === "won") board.classList.add("won");
+    // Hold the area's height while the new board is sized, so that the page never jumps.
+    this.boardArea.style.minHeight = `${this.boardArea.offsetHeight}px`;
     mount(this.boardArea, board);
     this.board = board;
-    fitFans(board);
-    if (focused) {
-      const again = [...board.querySelectorAll(focused)].at(-1) || board.querySelector(".pile button");
-      again?.focus();
+    fitBoard(board);
+    this.boardArea.style.minHeight = "";
+    if (this.arrived) {
+      board.querySelector(`.pile[data-pile="${this.arrived}"] .card[data-index]:last-of-type`)?.classList.add("arrived");
+      this.arrived = null;
     }
+    // One stop for Tab on the board (the card last focused, else the first); arrows do the rest.
+    const buttons = [...board.querySelectorAll("button")];
+    for (const button of buttons) button.tabIndex = -1;
+    if (focused) refocus(board, focused);
+    const rover = board.contains(document.activeElement) ? document.activeElement : buttons[0];
+    if (rover) rover.tabIndex = 0;
   }
 
   renderControls(hasStock, redeals) {
-    const playing = this.game.status === "playing";
+    const game = this.game;
+    const playing = game.status === "playing";
     const button = (label, id, onclick, extra = {}) =>
       h("button", { type: "button", id, disabled: !playing, onclick, ...extra }, label);
     const buttons = [];
-    if (hasStock) buttons.push(button("Deal", "deal", () => this.move({ type: "deal" })));
+    if (hasStock) buttons.push(button(t("Deal"), "deal", () => this.move({ type: "deal" }), { "aria-keyshortcuts": "D" }));
     if (!hasStock && redeals > 0) {
-      buttons.push(button(`Redeal (${redeals} left)`, "redeal", () => this.move({ type: "redeal" })));
+      buttons.push(
+        button(tn("Redeal ({count} left)", "Redeal ({count} left)", redeals), "redeal", () => this.move({ type: "redeal" })),
+      );
     }
-    buttons.push(button("Undo", "undo", () => this.move({ type: "undo" })));
-    buttons.push(button("Resign", "resign", () => this.confirmResign(), { class: "danger" }));
+    const undo = button(t("Undo"), "undo", () => this.move({ type: "undo" }), { "aria-keyshortcuts": "U" });
+    if (playing && !game.can_undo) {
+      undo.disabled = true;
+      undo.title = t("Nothing to take back: a move that turned up a card cannot be undone");
+    }
+    buttons.push(undo);
+    const oneClick = h("input", { type: "checkbox", id: "one-click", checked: oneClickEnabled(), disabled: !playing });
+    oneClick.addEventListener("change", () => setPreference(ONE_CLICK_KEY, oneClick.checked));
+    const auto = h("input", { type: "checkbox", id: "auto-foundations", checked: autoEnabled(), disabled: !playing });
+    auto.addEventListener("change", () => {
+      setPreference(AUTO_KEY, auto.checked);
+      if (auto.checked) this.autoMoves();
+    });
+    buttons.push(
+      h(
+        "span",
+        { class: "assists", role: "group", "aria-label": t("Assists") },
+        h("label", { class: "assist", for: "one-click", title: t("A click moves a card that has only one place to go") }, oneClick, t("One-click moves")),
+        h("label", { class: "assist", for: "auto-foundations", title: t("Cards no other card needs go to the foundations by themselves") }, auto, t("Auto to foundations")),
+      ),
+    );
+    buttons.push(
+      button(t("Hint"), "hint", () => this.askHint(), {
+        "aria-keyshortcuts": "H",
+        title: t("The server's solver suggests a move; the game is then marked as assisted"),
+      }),
+    );
+    buttons.push(button(t("Resign"), "resign", () => this.confirmResign(), { class: "danger" }));
     mount(this.controls, buttons);
   }
 
   confirmResign() {
-    const yes = h("button", { type: "button", class: "danger", id: "confirm-resign" }, "Yes, resign");
-    const no = h("button", { type: "button", class: "secondary", id: "cancel-resign" }, "Keep playing");
+    const yes = h("button", { type: "button", class: "danger", id: "confirm-resign" }, t("Yes, resign"));
+    const no = h("button", { type: "button", class: "secondary", id: "cancel-resign" }, t("Keep playing"));
     const box = h(
       "div",
-      { class: "confirm", role: "alertdialog", "aria-label": "Resign this game?" },
-      h("span", {}, "Resign this game? It ends here and is ranked on what it reached."),
+      { class: "confirm", role: "alertdialog", "aria-label": t("Resign this game?") },
+      h("span", {}, t("Resign this game? It ends here and is ranked on what it reached.")),
       yes,
       no,
     );
@@ -274,10 +459,7 @@ class PlayView {
         this.setGame(await api("POST", `/api/games/${encodeURIComponent(this.gameId)}/resign/`), { force: true });
       } catch (error) {
         say(this.message, error.detail, "error");
-        this.renderControls(
-          this.game.state.piles.some((pile) => pile.id === "stock"),
-          this.game.state.redeals_left || 0,
-        );
+        this.render();
       }
     });
     no.addEventListener("click", () => {
@@ -288,41 +470,145 @@ class PlayView {
     no.focus();
   }
 
+  /** Ask the server for a hint; a daily game not yet assisted asks the player first. */
+  askHint() {
+    if (this.game.mode !== "daily" || this.game.assisted) {
+      this.hint();
+      return;
+    }
+    const yes = h("button", { type: "button", id: "confirm-hint" }, t("Show a hint"));
+    const no = h("button", { type: "button", class: "secondary", id: "cancel-hint" }, t("No hint"));
+    const box = h(
+      "div",
+      { class: "confirm", role: "alertdialog", "aria-label": t("Take a hint?") },
+      h("span", {}, t("A hint marks this game as assisted for good: it then ranks after every unassisted result.")),
+      yes,
+      no,
+    );
+    yes.addEventListener("click", () => this.hint());
+    no.addEventListener("click", () => {
+      this.render();
+      document.getElementById("hint")?.focus();
+    });
+    mount(this.controls, box);
+    no.focus();
+  }
+
+  async hint() {
+    for (const el of this.controls.querySelectorAll("button")) el.disabled = true;
+    const path = `/api/games/${encodeURIComponent(this.gameId)}`;
+    let answer;
+    try {
+      answer = await api("GET", `${path}/hint/`);
+    } catch (error) {
+      say(this.message, error.detail, "error");
+      this.render();
+      return;
+    }
+    try {
+      // The hint marked the game as assisted: show the server's word for it.
+      this.setGame(await api("GET", `${path}/`), { force: true });
+    } catch {
+      this.render();
+    }
+    if (!answer.move) {
+      say(this.message, answer.detail || t("The solver found no hint in time."), "note");
+      return;
+    }
+    say(this.message, this.hintText(answer.move), "note");
+    this.showHint(answer.move);
+    document.getElementById("hint")?.focus();
+  }
+
+  hintText(move) {
+    if (move.type === "deal") return t("Hint: deal from the stock.");
+    if (move.type === "redeal") return t("Hint: redeal the tableau.");
+    const pile = this.game.state.piles.find((p) => p.id === move.from);
+    const count = move.count || 1;
+    const card = pile ? pile.cards[pile.cards.length - count] : null;
+    const params = { card: cardShort(card), from: pileTitle(move.from), to: pileTitle(move.to), count };
+    return count === 1
+      ? t("Hint: move {card} from {from} to {to}.", params)
+      : t("Hint: move {count} cards, {card} and those on it, from {from} to {to}.", params);
+  }
+
+  /** Mark the hinted cards and their destination on the board until the next move. */
+  showHint(move) {
+    if (!this.board) return;
+    const pileOf = (id) => this.board.querySelector(`.pile[data-pile="${CSS.escape(id)}"]`);
+    if (move.type === "deal" || move.type === "redeal") {
+      const stock = pileOf("stock");
+      if (stock) stock.classList.add("hinted");
+      return;
+    }
+    const cards = [...(pileOf(move.from)?.querySelectorAll(".card[data-index]") || [])];
+    for (const card of cards.slice(-(move.count || 1))) card.classList.add("hinted");
+    pileOf(move.to)?.classList.add("hint-target");
+  }
+
   renderBanner() {
     const game = this.game;
+    const board = () =>
+      game.mode === "daily" ? [" ", h("a", { href: `#/daily/${game.variant}/${game.date}` }, t("See the leaderboard"))] : null;
     let banner = null;
     if (game.status === "won") {
       banner = h(
         "div",
-        { class: "banner won", id: "won-banner" },
-        h("strong", {}, "You won!"),
-        ` Every card is on the foundations, in ${game.ply} moves.`,
-        game.mode === "daily" ? [" ", h("a", { href: `#/daily/${game.variant}/${game.date}` }, "See the leaderboard")] : null,
+        { class: "banner won", id: "won-banner", role: "status" },
+        h("strong", {}, t("You won!")),
+        " ",
+        tn("Every card is on the foundations, in {count} move.", "Every card is on the foundations, in {count} moves.", game.ply),
+        board(),
       );
     } else if (game.status === "resigned") {
       banner = h(
         "div",
         { class: "banner over", id: "over-banner" },
-        h("strong", {}, "Game over."),
-        ` Resigned with ${foundationCount(game)} cards on the foundations.`,
-        game.mode === "daily" ? [" ", h("a", { href: `#/daily/${game.variant}/${game.date}` }, "See the leaderboard")] : null,
+        h("strong", {}, t("Game over.")),
+        " ",
+        tn(
+          "Resigned with {count} card on the foundations.",
+          "Resigned with {count} cards on the foundations.",
+          foundationCount(game),
+        ),
+        board(),
       );
     } else if (game.stuck) {
-      banner = h("div", { class: "banner stuck", id: "stuck-banner" }, "No legal move left: undo or resign.");
+      banner = h(
+        "div",
+        { class: "banner stuck", id: "stuck-banner" },
+        game.can_undo ? t("No legal move left: undo or resign.") : t("No legal move left: resign to end the game."),
+      );
     }
-    mount(this.banner, banner);
+    const voided = game.voided
+      ? h(
+          "div",
+          { class: "banner voided", id: "void-banner", role: "status" },
+          h("strong", {}, t("Result voided.")),
+          " ",
+          game.void_reason ? t("A moderator took it off the leaderboard: {reason}", { reason: game.void_reason }) : t("A moderator took it off the leaderboard."),
+        )
+      : null;
+    mount(this.banner, banner, voided);
   }
 
   // ---- selection, clicks, double-clicks and dragging ----
 
   select(selection) {
     this.selection = selection;
-    this.render();
+    this.renderBoard();
     if (selection) {
-      const pile = this.pile(selection.pile);
-      const code = pile.cards[selection.index];
-      const more = selection.count > 1 ? ` and ${selection.count - 1} card${selection.count > 2 ? "s" : ""} on it` : "";
-      say(this.message, `Selected ${cardShort(code)}${more}: now choose where to put it.`, "note");
+      const code = this.pile(selection.pile).cards[selection.index];
+      const text =
+        selection.count > 1
+          ? tn(
+              "Picked up the {card} and {count} card on it: now choose where to put them.",
+              "Picked up the {card} and {count} cards on it: now choose where to put them.",
+              selection.count - 1,
+              { card: cardShort(code) },
+            )
+          : t("Picked up the {card}: now choose where to put it.", { card: cardShort(code) });
+      say(this.message, text, "note");
     }
   }
 
@@ -338,6 +624,43 @@ class PlayView {
     return { pileId: pileEl.dataset.pile, index: Number(button.dataset.index ?? -1), button };
   }
 
+  /** Return how many cards a press at `index` of a pile picks up (0: none). */
+  lift(pileId, index) {
+    const pile = this.pile(pileId);
+    if (!pile || index < 0 || pile.cards[index] === null || pile.cards[index] === undefined) return 0;
+    const kind = pileKind(pileId);
+    if (kind !== "tableau" && index !== pile.cards.length - 1) return 0;
+    return this.rules.liftable(this.game, pile, index);
+  }
+
+  /**
+   * A press released where it began (mouse, pen or finger): the second on one card within
+   * DOUBLE_MS is a double one, which sends the card to a foundation. Presses are counted here,
+   * not from clicks: a redrawn board, or a touch screen's gestures, may swallow a click.
+   */
+  onPress(event) {
+    if (this.drag && this.drag.ghost) return;
+    const hit = this.target(event);
+    if (!hit || this.game.status !== "playing") return;
+    const { pileId, index } = hit;
+    const top = this.pile(pileId).cards.length - 1;
+    if (index < 0 || index !== top || pileId === "stock" || pileKind(pileId) === "foundation") {
+      this.lastPress = null;
+      return;
+    }
+    const now = performance.now();
+    const last = this.lastPress;
+    const double = last && last.pileId === pileId && last.index === index && now - last.at < DOUBLE_MS;
+    this.lastPress = double ? null : { pileId, index, at: now, ply: this.game.ply, moved: false };
+    if (!double) return;
+    // The clicks of this pair on this card are the double's, not single ones.
+    this.double = { pileId, index, until: now + DOUBLE_MS };
+    // The first press already moved the card (its one destination): nothing more to do.
+    if (last.moved || last.ply !== this.game.ply) return;
+    this.selection = null;
+    this.toFoundation(pileId);
+  }
+
   onClick(event) {
     if (this.suppressClick) {
       this.suppressClick = false;
@@ -346,6 +669,11 @@ class PlayView {
     const hit = this.target(event);
     if (!hit || this.game.status !== "playing") return;
     const { pileId, index } = hit;
+    const double = this.double;
+    // A click from the keyboard (detail 0) is never part of a double click.
+    if (event.detail && double && double.pileId === pileId && double.index === index && performance.now() < double.until) {
+      return;
+    }
     if (pileId === "stock") {
       this.selection = null;
       this.move({ type: "deal" });
@@ -353,59 +681,69 @@ class PlayView {
     }
     const selection = this.selection;
     if (selection && selection.pile !== pileId) {
+      this.pressMoved(pileId, index);
       this.selection = null;
-      this.render();
+      this.renderBoard();
       this.move({ type: "move", from: selection.pile, to: pileId, count: selection.count });
       return;
     }
-    const pile = this.pile(pileId);
-    if (index < 0 || pile.cards[index] === null || pile.cards[index] === undefined) {
-      if (selection) this.select(null);
-      return;
-    }
-    if (selection && selection.index === index) {
+    if (selection) {
       this.select(null);
       say(this.message, "");
       return;
     }
-    const count = pileKind(pileId) === "tableau" ? pile.cards.length - index : 1;
+    const count = this.lift(pileId, index);
+    if (!count) {
+      const pile = this.pile(pileId);
+      if (index >= 0 && pile.cards[index]) say(this.message, t("The {card} cannot be moved from {pile}.", { card: cardShort(pile.cards[index]), pile: pileTitle(pileId) }), "error");
+      return;
+    }
+    const pile = this.pile(pileId);
+    const destinations = this.rules.destinations(this.game, pileId, count);
+    if (destinations.length === 1 && oneClickEnabled()) {
+      this.pressMoved(pileId, index);
+      this.move({ type: "move", from: pileId, to: destinations[0], count });
+      return;
+    }
     this.select({ pile: pileId, index: pile.cards.length - count, count });
   }
 
-  async onDoubleClick(event) {
-    const hit = this.target(event);
-    if (!hit || this.game.status !== "playing") return;
-    const pile = this.pile(hit.pileId);
-    const top = pile.cards.length - 1;
-    if (hit.index !== top || pile.cards[top] === null || pileKind(hit.pileId) === "foundation") return;
-    this.selection = null;
-    this.render();
-    await this.toFoundation(hit.pileId);
+  /** Note that the click of the last press made a move: that press cannot begin a double click. */
+  pressMoved(pileId, index) {
+    const press = this.lastPress;
+    if (press && press.pileId === pileId && press.index === index) press.moved = true;
   }
 
-  /** Send the top card of a pile to the first foundation that takes it. */
+  /** Send the top card of a pile to a foundation that takes it (trying them when the rules are unknown). */
   async toFoundation(pileId) {
     const code = this.pile(pileId).cards.at(-1);
+    if (!code || pileKind(pileId) === "foundation") {
+      this.renderBoard();
+      return;
+    }
     const foundations = this.game.state.piles.filter((pile) => pileKind(pile.id) === "foundation");
-    // Every foundation builds in suit: try those of the card's suit first, then the empty ones.
-    const sameSuit = foundations.filter((pile) => pile.cards.length && pile.cards.at(-1)?.[1] === code[1]);
-    const empty = foundations.filter((pile) => !pile.cards.length);
-    for (const foundation of [...sameSuit, ...empty]) {
+    const known = this.rules.known;
+    const candidates = known
+      ? this.rules.destinations(this.game, pileId, 1).filter((id) => pileKind(id) === "foundation")
+      : [
+          ...foundations.filter((pile) => pile.cards.length && pile.cards.at(-1)?.[1] === code[1]),
+          ...foundations.filter((pile) => !pile.cards.length),
+        ].map((pile) => pile.id);
+    for (const id of candidates) {
       const ply = this.game.ply;
-      if (await this.move({ type: "move", from: pileId, to: foundation.id, count: 1 }, { quiet: true })) return;
+      if (await this.move({ type: "move", from: pileId, to: id, count: 1 }, { quiet: true })) return;
       if (this.game.ply !== ply || this.game.status !== "playing") return;
     }
-    say(this.message, `No foundation takes ${cardShort(code)} now.`, "error");
+    this.renderBoard();
+    say(this.message, t("No foundation takes the {card} now.", { card: cardShort(code) }), "error");
   }
 
   onPointerDown(event) {
     if (event.button !== 0 || this.game.status !== "playing") return;
     const hit = this.target(event);
     if (!hit || hit.index < 0 || hit.pileId === "stock") return;
-    const pile = this.pile(hit.pileId);
-    if (pile.cards[hit.index] === null) return;
-    const count = pileKind(hit.pileId) === "tableau" ? pile.cards.length - hit.index : 1;
-    if (pileKind(hit.pileId) !== "tableau" && hit.index !== pile.cards.length - 1) return;
+    const count = this.lift(hit.pileId, hit.index);
+    if (!count) return;
     this.drag = { pileId: hit.pileId, index: hit.index, count, x: event.clientX, y: event.clientY, ghost: null };
     const move = (e) => this.onPointerMove(e);
     const up = (e) => {
@@ -423,18 +761,21 @@ class PlayView {
     const drag = this.drag;
     if (!drag) return;
     if (!drag.ghost) {
-      if (Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < 8) return;
+      if (Math.hypot(event.clientX - drag.x, event.clientY - drag.y) < DRAG_PX) return;
       const pileEl = this.board.querySelector(`.pile[data-pile="${drag.pileId}"]`);
       const cards = [...pileEl.querySelectorAll(".card[data-index]")].filter(
         (card) => Number(card.dataset.index) >= drag.index,
       );
       const first = cards[0].getBoundingClientRect();
       const ghost = h("div", { class: "drag-ghost", "aria-hidden": "true" });
+      // The board's card size lives on the board (and the foundations): carry it to the ghost.
+      const sized = cards[0].closest(".foundations") || this.board;
+      for (const name of ["--card-w", "--card-h", "--corner"]) ghost.style.setProperty(name, sized.style.getPropertyValue(name));
       for (const card of cards) {
         const rect = card.getBoundingClientRect();
         const copy = card.cloneNode(true);
         copy.removeAttribute("id");
-        copy.classList.remove("selected");
+        copy.classList.remove("selected", "arrived");
         copy.style.left = `${rect.left - first.left}px`;
         copy.style.top = `${rect.top - first.top}px`;
         ghost.append(copy);
@@ -444,8 +785,40 @@ class PlayView {
       drag.dy = drag.y - first.top;
       drag.ghost = ghost;
       document.body.append(ghost);
+      drag.targets = new Set(this.rules.destinations(this.game, drag.pileId, drag.count));
+      for (const id of drag.targets) this.board.querySelector(`.pile[data-pile="${id}"]`)?.classList.add("target");
     }
     drag.ghost.style.transform = `translate(${event.clientX - drag.dx}px, ${event.clientY - drag.dy}px)`;
+    const over = this.pileAt(event.clientX, event.clientY);
+    for (const el of this.board.querySelectorAll(".pile.over")) if (el !== over) el.classList.remove("over");
+    if (over && over.dataset.pile !== drag.pileId) over.classList.add("over");
+  }
+
+  pileAt(x, y) {
+    const under = document.elementFromPoint(x, y);
+    return under ? under.closest(".board .pile") : null;
+  }
+
+  /** Return the pile a drag ends on: the one under the pointer, else a lit one within a finger's reach. */
+  dropPile(x, y, targets) {
+    const under = this.pileAt(x, y);
+    if (under) return under;
+    const reach = 24;
+    let best = null;
+    let bestDistance = Infinity;
+    for (const id of targets || []) {
+      const el = this.board.querySelector(`.pile[data-pile="${id}"]`);
+      if (!el) continue;
+      const r = el.getBoundingClientRect();
+      const dx = Math.max(r.left - x, 0, x - r.right);
+      const dy = Math.max(r.top - y, 0, y - r.bottom);
+      const distance = Math.hypot(dx, dy);
+      if (distance <= reach && distance < bestDistance) {
+        best = el;
+        bestDistance = distance;
+      }
+    }
+    return best;
   }
 
   onPointerUp(event) {
@@ -455,22 +828,90 @@ class PlayView {
     drag.ghost.remove();
     this.suppressClick = true;
     setTimeout(() => (this.suppressClick = false), 0);
-    const under = document.elementFromPoint(event.clientX, event.clientY);
-    const pileEl = under && under.closest(".board .pile");
+    const pileEl = event.type === "pointercancel" ? null : this.dropPile(event.clientX, event.clientY, drag.targets);
+    this.selection = null;
     if (!pileEl || pileEl.dataset.pile === drag.pileId) {
-      this.render();
+      this.renderBoard();
       return;
     }
-    this.selection = null;
-    this.render();
+    this.renderBoard();
     this.move({ type: "move", from: drag.pileId, to: pileEl.dataset.pile, count: drag.count });
   }
+
+  // ---- keyboard ----
+
+  /** Arrows move the focus: left and right between piles, up and down along a pile's cards. */
+  onBoardKey(event) {
+    if (event.key === "Escape" && this.selection) {
+      this.select(null);
+      say(this.message, t("Put the card back."), "note");
+      return;
+    }
+    if (!["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"].includes(event.key)) return;
+    const active = document.activeElement;
+    const pileEl = active && active.closest(".board .pile");
+    if (!pileEl) return;
+    event.preventDefault();
+    const piles = [...this.board.querySelectorAll(".pile")].filter((el) => el.querySelector("button"));
+    const here = piles.indexOf(pileEl);
+    if (event.key === "ArrowLeft" || event.key === "ArrowRight") {
+      const step = event.key === "ArrowRight" ? 1 : -1;
+      const next = piles[(here + step + piles.length) % piles.length];
+      [...next.querySelectorAll("button")].at(-1)?.focus();
+      return;
+    }
+    const buttons = [...pileEl.querySelectorAll("button")];
+    const at = buttons.indexOf(active);
+    const next = buttons[at + (event.key === "ArrowDown" ? 1 : -1)];
+    next?.focus();
+  }
+
+  /** Shortcuts anywhere on the play page: U undoes, D deals, F sends the focused card home. */
+  onShortcut(event) {
+    if (event.ctrlKey || event.metaKey || event.altKey || !this.game || this.game.status !== "playing") return;
+    const tag = event.target && event.target.tagName;
+    if (tag === "INPUT" || tag === "TEXTAREA" || tag === "SELECT") return;
+    const key = event.key.toLowerCase();
+    if (key === "u" && this.game.can_undo) {
+      event.preventDefault();
+      this.move({ type: "undo" });
+    } else if (key === "d" && this.game.state.piles.some((pile) => pile.id === "stock")) {
+      event.preventDefault();
+      this.move({ type: "deal" });
+    } else if (key === "h") {
+      event.preventDefault();
+      this.askHint();
+    } else if (key === "f") {
+      const pileEl = document.activeElement && document.activeElement.closest(".board .pile");
+      if (pileEl) {
+        event.preventDefault();
+        this.toFoundation(pileEl.dataset.pile);
+      }
+    }
+  }
+}
+
+/** Say what an applied move did: "7♥ to Foundation 1." */
+function describeMove(move, game) {
+  if (move.type === "deal") return t("Dealt.");
+  if (move.type === "redeal") return t("Redealt the tableau.");
+  if (move.type === "undo") return t("Took the last move back.");
+  const source = game.state.piles.find((pile) => pile.id === move.from);
+  const code = source && source.cards.length >= move.count ? source.cards.at(-move.count) : null;
+  return t("{card} to {pile}.", { card: code ? cardShort(code) : t("card"), pile: pileTitle(move.to) });
 }
 
 function focusKey(el) {
   const pile = el.closest(".pile");
   if (!pile) return null;
-  return `.pile[data-pile="${pile.dataset.pile}"] button`;
+  return { pile: pile.dataset.pile, index: el.dataset.index };
+}
+
+function refocus(board, { pile, index }) {
+  const pileEl = board.querySelector(`.pile[data-pile="${pile}"]`);
+  const buttons = pileEl ? [...pileEl.querySelectorAll("button")] : [];
+  const again = buttons.find((b) => b.dataset.index === index) || buttons.at(-1) || board.querySelector(".pile button");
+  again?.focus();
 }
 
 export async function playView(root, gameId) {

@@ -1,0 +1,180 @@
+// The table's reading of a variant's rules document (GET /api/variants/<slug>/ "rules"): which piles
+// would take a card the player can see. It only guides the table (highlights, one-click moves, the
+// double-click to a foundation, automatic moves); the server decides every move.
+import { pileKind } from "./board.js";
+
+const RANKS = "A23456789TJQK";
+const LIMIT = 13;
+
+function rank(code) {
+  return RANKS.indexOf(code[0]);
+}
+
+function red(code) {
+  return code[1] === "D" || code[1] === "H";
+}
+
+/** Return whether `upper` may lie on `lower` under a build rule {direction, suit, wrap}. */
+export function builds(build, lower, upper) {
+  if (build.suit === "same" && lower[1] !== upper[1]) return false;
+  if (build.suit === "alternate" && red(lower) === red(upper)) return false;
+  let step = rank(upper) - rank(lower);
+  let up = step === 1;
+  let down = step === -1;
+  if (build.wrap) {
+    step = ((step % 13) + 13) % 13;
+    up = step === 1;
+    down = step === 12;
+  }
+  if (build.direction === "up") return up;
+  if (build.direction === "down") return down;
+  return up || down;
+}
+
+/** Lay the document's foundation groups out per pile: [{suit, base, placed, build}]. */
+function foundationRules(rules) {
+  const out = [];
+  for (const group of rules.foundations || []) {
+    for (let i = 0; i < group.count; i += 1) {
+      out.push({
+        suit: group.suits ? group.suits[i % group.suits.length] : null,
+        base: group.base,
+        placed: Boolean(group.placed),
+        build: group.build,
+      });
+    }
+  }
+  return out;
+}
+
+function pileNumber(id) {
+  const match = /-(\d+)$/.exec(id);
+  return match ? Number(match[1]) : 0;
+}
+
+/** What the table knows of a game under its rules: where the cards the player sees may go. */
+export class TableRules {
+  constructor(rules) {
+    this.rules = rules || null;
+    this.foundations = rules ? foundationRules(rules) : [];
+  }
+
+  get known() {
+    return this.rules !== null;
+  }
+
+  /**
+   * The rank (index into RANKS) that every "deal"-based pile starts with: the bottom card of any
+   * foundation that holds cards, remembered for when every base card has been played away.
+   */
+  baseRank(game) {
+    const founded = game.state.piles.find(
+      (pile) => pileKind(pile.id) === "foundation" && pile.cards.length && pile.cards[0],
+    );
+    if (founded) this.seenBase = rank(founded.cards[0]);
+    return this.seenBase ?? null;
+  }
+
+  startRank(base, game) {
+    return base === "deal" ? this.baseRank(game) : RANKS.indexOf(base);
+  }
+
+  /** Return how many cards from `index` up may be lifted off the pile together, or 0. */
+  liftable(game, pile, index) {
+    if (!this.known) return pile.cards.length - index;
+    const kind = pileKind(pile.id);
+    const count = pile.cards.length - index;
+    if (count < 1 || pile.cards.slice(index).some((code) => code === null)) return 0;
+    if (kind === "stock") return 0;
+    if (kind === "foundation") {
+      const back = this.rules.foundation_return || "none";
+      const rule = this.foundations[pileNumber(pile.id)];
+      if (back === "none" || count !== 1 || (rule && rule.placed && pile.cards.length === 1)) return 0;
+      return 1;
+    }
+    if (count === 1) return 1;
+    const tableau = this.rules.tableau || {};
+    if (kind !== "tableau" || tableau.moves !== "sequence") return 0;
+    for (let i = index + 1; i < pile.cards.length; i += 1) {
+      if (!builds(tableau.build, pile.cards[i - 1], pile.cards[i])) return 0;
+    }
+    return count;
+  }
+
+  /** Return whether the pile `target` would take `cards` (bottom first) lifted from `source`. */
+  accepts(game, source, target, cards) {
+    if (source.id === target.id) return false;
+    const kind = pileKind(target.id);
+    const card = cards[0];
+    if (!this.known) return kind === "tableau" || kind === "foundation";
+    if (pileKind(source.id) === "foundation") {
+      const back = this.rules.foundation_return || "none";
+      if (back === "tableau" && kind !== "tableau") return false;
+    }
+    if (kind === "foundation") {
+      if (cards.length !== 1) return false;
+      const rule = this.foundations[pileNumber(target.id)];
+      if (!rule || target.cards.length >= LIMIT) return false;
+      if (!target.cards.length) {
+        return rank(card) === this.startRank(rule.base, game) && (!rule.suit || rule.suit === card[1]);
+      }
+      const top = target.cards.at(-1);
+      return top !== null && builds(rule.build, top, card);
+    }
+    if (kind !== "tableau") return false;
+    const tableau = this.rules.tableau || {};
+    if (!target.cards.length) {
+      const empty = tableau.empty || "any";
+      if (empty === "any") return true;
+      if (empty === "none") return false;
+      if (empty === "base") return rank(card) === this.baseRank(game);
+      return card[0] === empty;
+    }
+    const top = target.cards.at(-1);
+    return top !== null && builds(tableau.build, top, card);
+  }
+
+  /** Return the ids of the piles that would take the top `count` cards of pile `sourceId`. */
+  destinations(game, sourceId, count) {
+    const piles = game.state.piles;
+    const source = piles.find((pile) => pile.id === sourceId);
+    if (!source || count < 1 || count > source.cards.length) return [];
+    const cards = source.cards.slice(source.cards.length - count);
+    if (cards.some((code) => code === null)) return [];
+    return piles.filter((pile) => this.accepts(game, source, pile, cards)).map((pile) => pile.id);
+  }
+
+  /**
+   * Return one move to a foundation that no other card can need, or null, so that an automatic
+   * move never spoils a game: a card that starts an empty foundation, a 2 on its Ace or a Queen
+   * on its King (on a foundation that builds one way and does not wrap). Variants whose
+   * foundations never give a card back get no automatic moves at all.
+   */
+  safeFoundationMove(game) {
+    if (!this.known || (this.rules.foundation_return || "none") === "none") return null;
+    const piles = game.state.piles;
+    const foundations = piles.filter((pile) => pileKind(pile.id) === "foundation");
+    for (const source of piles) {
+      const kind = pileKind(source.id);
+      if (!["tableau", "waste", "reserve"].includes(kind) || !source.cards.length) continue;
+      const card = source.cards.at(-1);
+      if (card === null) continue;
+      for (const target of foundations) {
+        if (!this.accepts(game, source, target, [card])) continue;
+        if (!target.cards.length || this.nothingWaits(game, card, target)) {
+          return { type: "move", from: source.id, to: target.id, count: 1 };
+        }
+      }
+    }
+    return null;
+  }
+
+  /** Return whether `card` is the second card of `target`'s building order (a 2 up, a Queen down). */
+  nothingWaits(game, card, target) {
+    const rule = this.foundations[pileNumber(target.id)];
+    if (!rule || rule.build.wrap || rule.build.direction === "either") return false;
+    const up = rule.build.direction === "up";
+    const r = rank(card);
+    return up ? r === 1 : r === 11;
+  }
+}

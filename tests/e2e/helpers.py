@@ -1,0 +1,37 @@
+"""Helpers shared by the browser tests: players, games and what the board shows."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+_names = itertools.count(1)
+
+
+def nickname(prefix: str) -> str:
+    """Return a nickname no other test of the run uses."""
+    return f"{prefix}{next(_names)}"
+
+
+def join_as_guest(page: Any, name: str) -> None:
+    """Open the home page and play as a new guest called ``name``."""
+    page.goto("/")
+    page.fill("#identity-nickname", name)
+    page.click("#play-as-guest")
+    page.wait_for_selector(f"#nickname:has-text('{name}')")
+
+
+def fetch_game(page: Any, game_id: str) -> dict[str, Any]:
+    """Return the game object the API gives the page's player."""
+    response = page.request.get(f"/api/games/{game_id}/")
+    assert response.ok
+    return response.json()
+
+
+def shown_piles(page: Any) -> dict[str, list[str | None]]:
+    """Return, for every pile on the board, the cards drawn: their codes, None for a card back."""
+    return page.eval_on_selector_all(
+        ".board .pile",
+        """piles => Object.fromEntries(piles.map(pile => [pile.dataset.pile,
+            [...pile.querySelectorAll('.card[data-index]')].map(c => c.dataset.card || null)]))""",
+    )
