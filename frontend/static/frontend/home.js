@@ -141,7 +141,7 @@ function difficultyFacts(deal) {
     h(
       "div",
       { class: "certified" },
-      h("dt", {}, t("Deal")),
+      h("dt", {}, t("This deal")),
       h(
         "dd",
         { dataset: { certified: deal.certified ? "yes" : "no" } },
