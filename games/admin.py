@@ -11,7 +11,7 @@ from django.template.loader import render_to_string
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from games.admin_moderation import ModerationActions, ReasonForm, ask_reason
 from games.adminforms import PREVIEW_SEED_TEXT, VariantAdminForm, preview
@@ -51,7 +51,10 @@ class PlayerAdmin(ModerationActions, admin.ModelAdmin):
     )
     filter_horizontal = ("groups", "user_permissions")
 
-    @admin.action(description="Ban the selected players from the dailies", permissions=["moderate"])
+    @admin.action(
+        description=gettext_lazy("Ban the selected players from the dailies"),
+        permissions=["moderate"],
+    )
     def ban_players(self, request: HttpRequest, queryset: QuerySet[Player]) -> Any:
         """Ask the reason, then ban each player (their results leave every board)."""
         reason = ask_reason(request)
@@ -61,29 +64,41 @@ class PlayerAdmin(ModerationActions, admin.ModelAdmin):
                 queryset,
                 reason,
                 action="ban_players",
-                title="Ban players",
-                explanation="Their results leave every board and they can no longer play "
-                "dailies; they may still log in and practise. The reason is logged.",
-                submit="Ban",
+                title=_("Ban players"),
+                explanation=_(
+                    "Their results leave every board and they can no longer play "
+                    "dailies; they may still log in and practise. The reason is logged."
+                ),
+                submit=_("Ban"),
             )
         self.moderate(
             request,
             queryset,
             lambda player: moderation.player_ban(player=player, reason=reason, by=request.user),
+            # The log is a record read later by anyone: it stays in English.
             message=f"Banned from the dailies: {reason}",
-            done="{count} player(s) banned.",
+            done=lambda count: (
+                ngettext("%(count)d player(s) banned.", "%(count)d player(s) banned.", count)
+                % {"count": count}
+            ),
         )
         return None
 
-    @admin.action(description="Lift the ban of the selected players", permissions=["moderate"])
+    @admin.action(
+        description=gettext_lazy("Lift the ban of the selected players"),
+        permissions=["moderate"],
+    )
     def unban_players(self, request: HttpRequest, queryset: QuerySet[Player]) -> None:
         """Lift each player's ban (their sealed results rank again)."""
         self.moderate(
             request,
             queryset,
             lambda player: moderation.player_unban(player=player),
-            message="Ban lifted.",
-            done="{count} ban(s) lifted.",
+            message="Ban lifted.",  # the log stays in English
+            done=lambda count: (
+                ngettext("%(count)d ban(s) lifted.", "%(count)d ban(s) lifted.", count)
+                % {"count": count}
+            ),
         )
 
 
@@ -183,6 +198,7 @@ class VariantAdmin(admin.ModelAdmin):
     def log_addition(self, request: HttpRequest, obj: Any, message: Any) -> LogEntry:
         source = self._copy_source(request)
         if source is not None:
+            # The log is a record read later by anyone: it stays in English.
             message = f"Added as a copy of {source.name} ({source.slug})."
         return super().log_addition(request, obj, message)
 
@@ -234,6 +250,7 @@ class VariantAdmin(admin.ModelAdmin):
         changed = list(queryset.exclude(enabled=enabled))
         Variant.objects.filter(pk__in=[v.pk for v in changed]).update(enabled=enabled)
         if changed:
+            # ``words`` and this message are stored in the log: they stay in English.
             LogEntry.objects.log_actions(
                 user_id=request.user.pk,
                 queryset=changed,
@@ -312,14 +329,16 @@ class DealAdmin(admin.ModelAdmin):
             )
         )
 
-    @admin.display(description="Seed")
+    @admin.display(description=gettext_lazy("Seed"))
     def revealed_seed(self, deal_: Deal) -> str:
-        return deal_.seed if day_is_over(deal_.date) else "secret until the day is over"
+        if day_is_over(deal_.date):
+            return deal_.seed
+        return pgettext("the seed of a deal", "secret until the day is over")
 
-    @admin.display(description="Par")
+    @admin.display(description=gettext_lazy("Par"))
     def revealed_par(self, deal_: Deal) -> str:
         if not day_is_over(deal_.date):
-            return "secret until the day is over"
+            return pgettext("the par of a deal", "secret until the day is over")
         return str(deal_.par) if deal_.par is not None else "-"
 
     @admin.display(description=gettext_lazy("Players"), ordering="players_count")
@@ -355,6 +374,7 @@ class DealAdmin(admin.ModelAdmin):
                     request, _("Not regenerated: %(why)s") % {"why": error.detail}, messages.ERROR
                 )
                 continue
+            # The log is a record read later by anyone: it stays in English.
             certified = "certified" if remade.certified else "not certified"
             summary = f"Regenerated by the current rules: attempt {remade.attempt}, {certified}."
             self.log_change(request, remade, summary)
@@ -424,28 +444,43 @@ class GameAdmin(ModerationActions, admin.ModelAdmin):
     def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return request.method in ("GET", "HEAD") and super().has_change_permission(request, obj)
 
-    @admin.display(boolean=True, description="Voided")
+    @admin.display(boolean=True, description=gettext_lazy("Voided"))
     def voided(self, game: Game) -> bool:
         return bool(game.void_reason)
 
     @admin.action(
-        description="Re-verify the selected games (replay them)", permissions=["moderate"]
+        description=gettext_lazy("Re-verify the selected games (replay them)"),
+        permissions=["moderate"],
     )
     def reverify(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
         """Replay each game's sealed log again; report and log OK or the failure."""
         for game in queryset:
             outcome = moderation.game_reverify(game=game)
+            # ``text`` is stored in the log, a record read later by anyone: it stays in English;
+            # the moderator is told in their own language.
+            facts = {"id": game.pk, "reason": outcome.reason, "detail": outcome.detail}
             if outcome.ok:
                 text = "Re-verified: OK."
-                self.message_user(request, f"Game {game.pk}: {text}", messages.SUCCESS)
+                said = _("Game %(id)s: Re-verified: OK.") % facts
             else:
                 text = f"Re-verification failed ({outcome.reason}): {outcome.detail}."
+                said = _("Game %(id)s: Re-verification failed (%(reason)s): %(detail)s.") % facts
                 if outcome.still_ranks:
                     text += " Its result still holds its seal: void it to take it off the board."
-                self.message_user(request, f"Game {game.pk}: {text}", messages.ERROR)
+                    said = (
+                        _(
+                            "Game %(id)s: Re-verification failed (%(reason)s): %(detail)s. Its "
+                            "result still holds its seal: void it to take it off the board."
+                        )
+                        % facts
+                    )
+            self.message_user(request, said, messages.SUCCESS if outcome.ok else messages.ERROR)
             self.log_change(request, game, text)
 
-    @admin.action(description="Void the results of the selected games", permissions=["moderate"])
+    @admin.action(
+        description=gettext_lazy("Void the results of the selected games"),
+        permissions=["moderate"],
+    )
     def void_results(self, request: HttpRequest, queryset: QuerySet[Game]) -> Any:
         """Ask the reason, then void each game's result (it leaves its board and stats)."""
         reason = ask_reason(request)
@@ -455,25 +490,41 @@ class GameAdmin(ModerationActions, admin.ModelAdmin):
                 queryset,
                 reason,
                 action="void_results",
-                title="Void results",
-                explanation="Each result leaves its day's board and its player's stats; the "
-                "reason is logged and shown on the game. Games without a result are skipped.",
-                submit="Void",
+                title=_("Void results"),
+                explanation=_(
+                    "Each result leaves its day's board and its player's stats; the reason is "
+                    "logged and shown on the game. Games without a result are skipped."
+                ),
+                submit=_("Void"),
+                named=lambda game: (
+                    _("Game %(id)s of %(player)s")
+                    % {
+                        "id": game.pk,
+                        "player": game.player,
+                    }
+                ),
             )
         with_result = Result.objects.filter(game__in=queryset).select_related("game")
         found = {result.game_id: result for result in with_result}
         for game in queryset:
             if game.pk not in found:
                 self.message_user(
-                    request, f"Game {game.pk} has no result: skipped.", messages.WARNING
+                    request,
+                    _("Game %(id)s has no result: skipped.") % {"id": game.pk},
+                    messages.WARNING,
                 )
         self.moderate(
             request,
             [found[pk] for pk in sorted(found)],
             lambda result: moderation.result_void(result=result, reason=reason, by=request.user),
+            # The log is a record read later by anyone: it stays in English.
             message=f"Result voided: {reason}",
-            done="{count} result(s) voided.",
+            done=lambda count: (
+                ngettext("%(count)d result(s) voided.", "%(count)d result(s) voided.", count)
+                % {"count": count}
+            ),
             logged=lambda result: result.game,
+            named=lambda result: _("result of game %(id)s") % {"id": result.game_id},
         )
         return None
 
@@ -534,7 +585,7 @@ class ResultAdmin(ReadOnlyAdmin):
     )
     exclude = ("seal",)
 
-    @admin.display(boolean=True, description="Seal holds")
+    @admin.display(boolean=True, description=gettext_lazy("Seal holds"))
     def sealed(self, result: Result) -> bool:
         return seal_is_valid(result)
 

@@ -3,6 +3,8 @@
 A moderation action (void a result, ban a player) first shows a page asking the reason; on
 submit it calls the service once per object, reports what it skipped and why, and leaves a
 ``LogEntry`` per object acted on. Only staff who may change the model see these actions.
+
+The pages and messages speak the moderator's language; the ``LogEntry`` messages stay English.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from django.core.exceptions import ValidationError
 from django.db.models import Model
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
+from django.utils.translation import gettext, gettext_lazy
 
 from games.errors import ServiceError
 from games.services.moderation import REASON_LIMIT
@@ -26,10 +29,17 @@ class ReasonForm(forms.Form):
     """A moderator's reason: required, at most ``REASON_LIMIT`` characters, no NUL."""
 
     reason = forms.CharField(
+        label=gettext_lazy("Reason"),
         max_length=REASON_LIMIT,
         widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
-        help_text=f"Required; at most {REASON_LIMIT} characters. Logged, and shown on the game.",
     )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # Said when the form is made, in the language of the request it answers.
+        self.fields["reason"].help_text = gettext(
+            "Required; at most %(limit)d characters. Logged, and shown on the game."
+        ) % {"limit": REASON_LIMIT}
 
 
 def ask_reason(request: HttpRequest) -> str | ReasonForm:
@@ -67,7 +77,9 @@ class ModerationActions:
                     raise ValidationError("NUL")
                 model_admin.opts.pk.to_python(value)
         except ValidationError:
-            model_admin.message_user(request, "The selection names no such object.", messages.ERROR)
+            model_admin.message_user(
+                request, gettext("The selection names no such object."), messages.ERROR
+            )
             return None
         return super().response_action(request, queryset)  # type: ignore[misc]
 
@@ -81,8 +93,10 @@ class ModerationActions:
         title: str,
         explanation: str,
         submit: str,
+        named: Callable[[Any], str] = str,
     ) -> TemplateResponse:
-        """Return the page asking the reason of ``action`` on the selected objects."""
+        """Return the page asking the reason of ``action`` on the selected objects, each
+        listed by ``named``."""
         model_admin: admin.ModelAdmin = self  # type: ignore[assignment]
         context = {
             **model_admin.admin_site.each_context(request),
@@ -91,6 +105,7 @@ class ModerationActions:
             "submit": submit,
             "action": action,
             "queryset": list(queryset),
+            "names": [named(obj) for obj in queryset],
             "form": form,
             "opts": model_admin.opts,
             "action_checkbox_name": helpers.ACTION_CHECKBOX_NAME,
@@ -106,20 +121,29 @@ class ModerationActions:
         act: Callable[[Any], object],
         *,
         message: str,
-        done: str,
+        done: Callable[[int], str],
         logged: Callable[[Any], Model] | None = None,
+        named: Callable[[Any], str] = str,
     ) -> int:
         """Call ``act`` on each object; log ``message`` on each one acted on (or on what
-        ``logged`` names), report each refusal; return how many were acted on."""
+        ``logged`` names), report each refusal (naming the object by ``named``) and then
+        ``done(count)``; return how many were acted on.
+
+        ``message`` is stored in the ``LogEntry`` as given: pass it in English, whatever the
+        moderator's language, for it is a record read later by anyone."""
         model_admin: admin.ModelAdmin = self  # type: ignore[assignment]
         count = 0
         for obj in objects:
             try:
                 act(obj)
             except ServiceError as error:
-                model_admin.message_user(request, f"{obj}: {error.detail}", messages.WARNING)
+                model_admin.message_user(
+                    request,
+                    gettext("%(object)s: %(why)s") % {"object": named(obj), "why": error.detail},
+                    messages.WARNING,
+                )
                 continue
             model_admin.log_change(request, logged(obj) if logged else obj, message)
             count += 1
-        model_admin.message_user(request, done.format(count=count), messages.SUCCESS)
+        model_admin.message_user(request, done(count), messages.SUCCESS)
         return count

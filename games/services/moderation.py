@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from django.db import transaction
 from django.db.models import F, QuerySet
+from django.utils.translation import gettext
 
 from games import clock, signals
 from games.engine import ReplayError, parse_seed, replay, state_to_json
@@ -33,7 +34,7 @@ def check_reason(value: object) -> str:
     if not is_text(text, limit=REASON_LIMIT) or not text:
         raise ServiceError(
             ErrorCode.INVALID,
-            f"Give a reason of 1 to {REASON_LIMIT} characters.",
+            gettext("Give a reason of 1 to %(limit)d characters.") % {"limit": REASON_LIMIT},
             field="reason",
         )
     assert isinstance(text, str)
@@ -61,10 +62,11 @@ def result_void(*, result: Result, reason: str, by: Player) -> Result:
     with transaction.atomic():
         locked = Result.objects.select_for_update().get(pk=result.pk)
         if locked.voided_at is not None:
-            raise ServiceError(ErrorCode.INVALID, "This result is already voided.")
+            raise ServiceError(ErrorCode.INVALID, gettext("This result is already voided."))
         if not seal_is_valid(locked):
             raise ServiceError(
-                ErrorCode.INVALID, "This result does not carry its seal: it ranks nowhere already."
+                ErrorCode.INVALID,
+                gettext("This result does not carry its seal: it ranks nowhere already."),
             )
         locked.voided_at = clock.now()
         locked.void_reason = reason
@@ -90,11 +92,14 @@ def player_ban(*, player: Player, reason: str, by: Player) -> Player:
     longer start or play a daily game (they may still log in and practise)."""
     reason = check_reason(reason)
     if player.pk == by.pk:
-        raise ServiceError(ErrorCode.INVALID, "A moderator cannot ban their own account.")
+        raise ServiceError(ErrorCode.INVALID, gettext("A moderator cannot ban their own account."))
     with transaction.atomic():
         locked = Player.objects.select_for_update().get(pk=player.pk)
         if locked.banned_at is not None:
-            raise ServiceError(ErrorCode.INVALID, f"{locked.nickname} is already banned.")
+            raise ServiceError(
+                ErrorCode.INVALID,
+                gettext("%(nickname)s is already banned.") % {"nickname": locked.nickname},
+            )
         locked.banned_at = clock.now()
         locked.ban_reason = reason
         locked.save(update_fields=["banned_at", "ban_reason"])
@@ -108,7 +113,10 @@ def player_unban(*, player: Player) -> Player:
     with transaction.atomic():
         locked = Player.objects.select_for_update().get(pk=player.pk)
         if locked.banned_at is None:
-            raise ServiceError(ErrorCode.INVALID, f"{locked.nickname} is not banned.")
+            raise ServiceError(
+                ErrorCode.INVALID,
+                gettext("%(nickname)s is not banned.") % {"nickname": locked.nickname},
+            )
         locked.banned_at = None
         locked.ban_reason = ""
         locked.save(update_fields=["banned_at", "ban_reason"])
