@@ -261,6 +261,38 @@ def test_void_asks_a_reason_then_voids_shows_it_on_the_game_and_logs_it(
     assert Result.objects.get(pk=voided).void_reason == "Shared it"
 
 
+def test_a_french_speaking_moderator_voids_in_french_while_the_log_stays_english(
+    staff_client, join
+) -> None:
+    # given a moderator who reads French, Alice's finished game and Bob's game in play
+    staff_client.cookies["django_language"] = "fr"
+    voided, unfinished = daily(join("Alice")), daily(join("Bob"), finish=False)
+    # when they open the list of games, then its actions speak French
+    assert (
+        "Annuler le résultat des parties sélectionnées" in staff_client.get(GAMES).content.decode()
+    )
+    # when they choose to void, then the page asks the reason in French
+    form = act(staff_client, GAMES, "void_results", [voided, unfinished]).content.decode()
+    assert "<title>Annuler des résultats" in form and "Chaque résultat quitte" in form
+    assert f"<li>Partie {unfinished} de Bob</li>" in form and "Void" not in form
+    assert "Motif" in form and "Obligatoire\u202f; au plus 500 caractères." in form
+    assert 'value="Annuler les résultats"' in form
+    # when they give a reason, twice
+    done = act(staff_client, GAMES, "void_results", [voided, unfinished], reason="Triche")
+    twice = act(staff_client, GAMES, "void_results", [voided], reason="Encore")
+    # then they are told in French
+    assert said(done) == [
+        f"La partie {unfinished} n’a pas de résultat\u00a0: laissée de côté.",
+        "1 résultat annulé.",
+    ]
+    assert said(twice) == [
+        f"résultat de la partie {voided}\u00a0: Ce résultat est déjà annulé.",
+        "0 résultat annulé.",
+    ]
+    # and the log, read later by anyone, stays in English
+    assert logged(Game.objects.get(pk=voided)) == ["Result voided: Triche"]
+
+
 def test_a_void_survives_no_edit_of_its_reason(staff_client, join) -> None:
     # given a voided result
     game_id = daily(join("Alice"))
