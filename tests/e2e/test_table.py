@@ -158,6 +158,9 @@ def check_layout(page: Any, *, first_screen: bool = True) -> None:
             if (shown < needed - 0.5) out.hidden.push(`${pile.dataset.pile}:${card.dataset.card}`);
           }
         }
+        out.cut = [...document.querySelectorAll('.board .pile-name')]
+          .filter((name) => name.scrollWidth > name.clientWidth + 0.5)
+          .map((name) => name.textContent);
         return out;
       }""",
         first_screen,
@@ -165,6 +168,7 @@ def check_layout(page: Any, *, first_screen: bool = True) -> None:
     assert report["overflow"] <= 0, f"the page scrolls sideways by {report['overflow']} px"
     assert report["off"] == [], f"piles off the screen: {report['off']}"
     assert report["hidden"] == [], f"cards whose rank and suit are covered: {report['hidden']}"
+    assert report["cut"] == [], f"pile names cut short: {report['cut']}"
     touch = page.eval_on_selector(".board button.card", "el => getComputedStyle(el).touchAction")
     assert touch == "none", "a card must take touch gestures for dragging"
     assert page.evaluate("getComputedStyle(document.body).touchAction") == "auto"

@@ -328,7 +328,7 @@ class PlayView {
       parts.push(t("Daily deal of {date}", { date: game.date }), " · ");
       parts.push(h("a", { href: `#/daily/${game.variant}/${game.date}` }, t("leaderboard")));
     } else {
-      parts.push(t("Practice"));
+      parts.push(t("Practice game"));
       if (game.seed_text) parts.push(" · ", t("seed “{seed}”", { seed: game.seed_text }));
     }
     parts.push(" · ", game.player);
