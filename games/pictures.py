@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from games.engine import State, card_label
+from games.engine import State
 from games.engine.cards import RED, SUIT_SYMBOLS
 from games.engine.rules import Kind
+from games.refusals import say_card
 
 BACKS_DRAWN = 6
 """At most this many backs are drawn for a pile's face-down cards; the caption says how many."""
@@ -73,7 +74,7 @@ class LayoutPicture:
 
 
 def _face(card: int, *, face_down: bool = False) -> CardPicture:
-    return CardPicture(label=card_label(card), red=RED[card % 52], face_down=face_down)
+    return CardPicture(label=say_card(card), red=RED[card % 52], face_down=face_down)
 
 
 def _row_title(kind: Kind, count: int) -> str:
@@ -141,5 +142,5 @@ def layout_picture(state: State, *, revealed: bool = False) -> LayoutPicture:
         rows.append(RowPicture(kind=kind.value, title=_row_title(kind, len(piles)), piles=piles))
     base = ""
     if variant.base_from_deal and state.base_rank is not None:
-        base = card_label(state.base_rank - 1)[:-1]
+        base = say_card(state.base_rank - 1)[:-1]
     return LayoutPicture(rows=tuple(rows), revealed=revealed, base_rank=base)

@@ -101,3 +101,15 @@ def test_a_french_reader_gets_the_variants_french_names(client, variants):
     assert "Cerf-volant" in index
     assert "<h2>Cerf-volant</h2>" in page
     assert "Cerf-volant" not in client.get("/rules/box-kite/").content.decode()
+
+
+def test_a_french_reader_sees_the_french_letters_on_the_cards(client, variants):
+    # given the opening layout drawn in English
+    english = FACE.findall(client.get("/rules/box-kite/").content.decode())
+    # when a French reader looks at it
+    page = client.get("/rules/box-kite/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+    french = FACE.findall(page)
+    # then the same cards show Valet, Dame and Roi as V, D and R
+    letters = str.maketrans({"J": "V", "Q": "D", "K": "R"})
+    assert french == [label.translate(letters) for label in english]
+    assert any(label[0] in "JQK" for label in english)

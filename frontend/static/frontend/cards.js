@@ -2,7 +2,10 @@
 import { t } from "./i18n.js";
 
 export const SUIT_SYMBOLS = { C: "♣", D: "♦", H: "♥", S: "♠" };
-const RANK_SHORT = { T: "10" };
+// The letters of a card's corner in the reader's language (V, D, R in French).
+function rankLetter(rank) {
+  return { T: "10", J: t("J"), Q: t("Q"), K: t("K") }[rank] || rank;
+}
 
 function suitName(suit) {
   return { C: t("clubs"), D: t("diamonds"), H: t("hearts"), S: t("spades") }[suit];
@@ -19,7 +22,7 @@ export function isRed(code) {
 /** "7♥" for "7H". */
 export function cardShort(code) {
   if (!code) return t("face-down card");
-  return (RANK_SHORT[code[0]] || code[0]) + SUIT_SYMBOLS[code[1]];
+  return rankLetter(code[0]) + SUIT_SYMBOLS[code[1]];
 }
 
 /** "7 of hearts" for "7H", for screen readers. */
@@ -47,7 +50,7 @@ export function cardElement(code, { interactive = false, label = "" } = {}) {
     if (!interactive) el.setAttribute("role", "img");
     return el;
   }
-  const rank = RANK_SHORT[code[0]] || code[0];
+  const rank = rankLetter(code[0]);
   const suit = SUIT_SYMBOLS[code[1]];
   el.className = `card face ${isRed(code) ? "red" : "black"}`;
   el.dataset.card = code;
