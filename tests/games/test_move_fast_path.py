@@ -179,7 +179,9 @@ def test_the_same_move_sent_at_once_from_four_tabs_applies_once(join) -> None:
             assert (body["error"], body["ply"]) == ("stale_ply", 2)
         else:
             assert body["ply"] == 2
-    assert list(Move.objects.filter(game_id=game["id"]).values_list("ply", flat=True)) == [0, 1]
+    assert list(
+        Move.objects.filter(game_id=game["id"]).order_by("ply").values_list("ply", flat=True)
+    ) == [0, 1]
     assert Game.objects.get(pk=game["id"]).ply == 2
 
 

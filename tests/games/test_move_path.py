@@ -51,7 +51,9 @@ def test_an_ordinary_move_is_one_statement(join) -> None:
     assert "UPDATE games_game" in move_statement and "INSERT INTO games_move" in move_statement
     for heavy in ("rules =", "seed =", "FOR UPDATE"):
         assert heavy not in move_statement
-    assert list(Move.objects.filter(game_id=game["id"]).values_list("ply", flat=True)) == [0, 1]
+    assert list(
+        Move.objects.filter(game_id=game["id"]).order_by("ply").values_list("ply", flat=True)
+    ) == [0, 1]
 
 
 def test_the_locking_path_reads_the_game_once_appends_one_row_and_updates_a_few_columns(
@@ -82,7 +84,9 @@ def test_the_locking_path_reads_the_game_once_appends_one_row_and_updates_a_few_
     assert append.startswith('INSERT INTO "games_move"')
     assert update.startswith('UPDATE "games_game"')
     assert '"rules"' not in update and '"seed"' not in update
-    assert list(Move.objects.filter(game_id=game["id"]).values_list("ply", flat=True)) == [0, 1]
+    assert list(
+        Move.objects.filter(game_id=game["id"]).order_by("ply").values_list("ply", flat=True)
+    ) == [0, 1]
 
 
 def test_the_database_refuses_a_second_move_at_the_same_ply(join) -> None:
