@@ -113,7 +113,7 @@ def move_append(*, game_id: str, player: Player, ply: int, move: Any) -> Game | 
         "player": player.pk,
         "playing": Game.Status.PLAYING.value,
         "daily": Game.Mode.DAILY.value,
-        "today": clock.today(),
+        "today": now.date(),  # the day of clock.today(), at the move's own moment
         "state": json.dumps(state_to_json(state)),
         "foundation_cards": state.foundation_cards(),
         "stuck": is_stuck(state),
