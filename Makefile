@@ -5,7 +5,7 @@ PYTHON_BOOT := $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint messages screenshots bench fuzz load board solver-bench winrates clean
+.PHONY: run test lint messages screenshots bench fuzz load board movepath solver-bench winrates clean
 
 run: $(VENV)/.installed-run
 	$(BIN)/python manage.py migrate --noinput
@@ -88,6 +88,10 @@ load: $(VENV)/.installed-bench
 
 board: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/board.py $(BOARD_ARGS)
+
+# In-process CPU per move: the move service alone, then the game socket (docs/scaling.md).
+movepath: $(VENV)/.installed-bench
+	$(BIN)/python benchmarks/movepath.py $(MOVEPATH_ARGS)
 
 # The solver against its targets: decided shares and positions per second on bench-0 … bench-99.
 solver-bench: $(VENV)/.installed-run

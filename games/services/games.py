@@ -1,9 +1,10 @@
 """Writes of games: start, move, resign, finish (with verification) and close after the day.
 
-A move locks the game row (reading only the columns a move needs), applies the move with the
-engine to the cached position, appends one sealed move row and updates the few columns that
-change. A finished daily game is verified from first principles (``games.verification``): only
-then is its sealed ``Result`` written, and ``signals.result_verified`` is sent after the commit.
+An ordinary move is one statement (``games.services.moves``). Any other locks the game row
+(reading only the columns a move needs), applies the move with the engine to the cached
+position, appends one sealed move row and updates the few columns that change. A finished
+daily game is verified from first principles (``games.verification``): only then is its sealed
+``Result`` written, and ``signals.result_verified`` is sent after the commit.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from games.models import Deal, Game, Move, Player, Result, Variant, Verification
 from games.refusals import say_refusal
 from games.rulesets import compiled
 from games.services.deals import deal_get_or_create
+from games.services.moves import move_append
 from games.validation import is_text
 from games.verification import (
     Claim,
@@ -433,10 +435,18 @@ def _position(game: Game) -> Any:
 def game_move(*, game_id: Any, player: Player, ply: Any, move: Any) -> Game:
     """Apply one move at ``ply``; the same ply never applies twice. Return the updated game.
 
-    The returned game carries its new engine position as ``game.position``.
+    An ordinary move (cached position, game in play at that ply, not a finish) takes the
+    one-statement path of ``games.services.moves``; anything else, and anything that path
+    declines, takes the locking path below. The returned game carries its new engine position
+    as ``game.position``.
     """
     expected = check_ply(ply)
     parsed = check_move(move)
+    appended = move_append(
+        game_id=selectors.check_game_id(game_id), player=player, ply=expected, move=parsed
+    )
+    if appended is not None:
+        return appended
     with transaction.atomic():
         game = _locked_game(game_id, player)
         closed = _close_if_day_over(game)

@@ -14,7 +14,8 @@ host) or by token (any client; one without ``Origin`` is not a browser). Refusal
 Each frame costs one trip to a worker thread (``thread_sensitive=False``, so sockets' database
 work runs in parallel; the game's row lock orders one game's moves): the player's rate limit and
 the service call happen there, the connection is returned when it ends. The answer is sent first;
-the push to the game's other sockets is awaited after it, on the event loop.
+the push to the game's other sockets is awaited after it, on the event loop, and only when
+another socket of the game is open (``games.ws.tabs`` counts them).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from games import events, selectors, services
 from games.errors import ErrorCode, ServiceError
 from games.models import Game
 from games.payloads import game_payload
-from games.ws import limits
+from games.ws import limits, tabs
 from games.ws.base import PatienceConsumer, in_thread, invalid
 
 MAX_PLY = 2**31 - 1
@@ -80,6 +81,7 @@ class GameConsumer(PatienceConsumer):
 
     game_id: str = ""
     last_sent: tuple[int, bool] | None = None
+    counted = False  # counted open in games.ws.tabs
 
     def check_scope(self) -> ServiceError | None:
         refusal = super().check_scope()
@@ -96,11 +98,29 @@ class GameConsumer(PatienceConsumer):
 
     async def open(self) -> None:
         self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
-        game = await in_thread(self.load_game)()
+        await in_thread(self.count_tab)()
+        self.counted = True
+        # Counted and joined before the first state is read: a move made meanwhile either is in
+        # that state or is pushed here (games.ws.tabs).
         await self.join(events.game_group(self.game_id))
+        game = await in_thread(self.load_game)()
         await self.send_game(game)
 
+    def count_tab(self) -> None:
+        """Check that the socket's player may play the game, then count the socket open."""
+        self.access_game()
+        tabs.opened(self.game_id)
+
+    async def disconnect(self, code: int) -> None:
+        if self.counted:
+            self.counted = False
+            await in_thread(tabs.closed)(self.game_id)
+        await super().disconnect(code)
+
     def load_game(self) -> dict[str, Any]:
+        return game_payload(services.game_close_if_expired(game=self.access_game()))
+
+    def access_game(self) -> Game:
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             if not Game.objects.filter(pk=self.game_id).exists():
@@ -112,7 +132,7 @@ class GameConsumer(PatienceConsumer):
         game = selectors.access_game(self.game_id, user)
         if game.player_id != user.pk:
             raise ServiceError(ErrorCode.FORBIDDEN, gettext("Only the game's player may connect."))
-        return game_payload(services.game_close_if_expired(game=game))
+        return game
 
     async def send_game(self, game: dict[str, Any]) -> None:
         self.last_sent = progress_key(game)
@@ -164,7 +184,8 @@ class GameConsumer(PatienceConsumer):
     def serve(self, action: Callable[[], Game]) -> tuple[Any, list[dict[str, Any]]]:
         """Run in a worker thread: count the frame, call the service, build the payloads once.
 
-        Return the answer (a GAME payload or the ``ServiceError``) and the payloads to push.
+        Return the answer (a GAME payload or the ``ServiceError``) and the payloads to push:
+        none of this socket's game when no other socket of it is open (``games.ws.tabs``).
         """
         refusal = self.player_refusal()
         if refusal is not None:
@@ -177,6 +198,8 @@ class GameConsumer(PatienceConsumer):
                 game, answer = None, error
             else:
                 answer = game_payload(game)
+        if any(item.pk == self.game_id for item in changed) and not tabs.others_open(self.game_id):
+            changed = [item for item in changed if item.pk != self.game_id]
         pushes = [answer if item is game else game_payload(item) for item in changed]
         return answer, pushes
 

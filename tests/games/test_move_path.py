@@ -1,4 +1,5 @@
-"""The move path: one locking read of the few columns a move needs, one append, one update."""
+"""The move path: an ordinary move is one statement; any other, one locking read of the few
+columns a move needs, one append, one update."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from django.test.utils import CaptureQueriesContext
 from games import services
 from games.engine import legal_moves
 from games.models import Game, Move
+from games.services import moves
 
 DAILY = {"variant": "caprice", "mode": "daily"}
 
@@ -27,8 +29,38 @@ def statements(context: CaptureQueriesContext) -> list[str]:
     ]
 
 
-def test_a_move_reads_the_game_once_appends_one_row_and_updates_a_few_columns(join) -> None:
+def test_an_ordinary_move_is_one_statement(join) -> None:
     # given a game with a cached position
+    alice = join("Alice")
+    game = alice.post("/api/games/", DAILY, "json").json()
+    alice.post(
+        f"/api/games/{game['id']}/moves/", {"ply": 0, "move": a_legal_move(game["id"])}, "json"
+    )
+    move = a_legal_move(game["id"])
+
+    # when a move is made
+    with CaptureQueriesContext(connection) as context:
+        answer = alice.post(f"/api/games/{game['id']}/moves/", {"ply": 1, "move": move}, "json")
+
+    # then the token lookup and one statement that updates the game and appends its move
+    assert answer.status_code == 200
+    assert answer.json()["ply"] == 2
+    token, move_statement = statements(context)
+    assert "authtoken_token" in token
+    assert move_statement.lstrip().startswith("WITH moved AS (")
+    assert "UPDATE games_game" in move_statement and "INSERT INTO games_move" in move_statement
+    for heavy in ("rules =", "seed =", "FOR UPDATE"):
+        assert heavy not in move_statement
+    assert list(
+        Move.objects.filter(game_id=game["id"]).order_by("ply").values_list("ply", flat=True)
+    ) == [0, 1]
+
+
+def test_the_locking_path_reads_the_game_once_appends_one_row_and_updates_a_few_columns(
+    join, monkeypatch
+) -> None:
+    # given a game with a cached position, on a database without the one-statement path
+    monkeypatch.setattr(moves, "fast_path_applies", lambda: False)
     alice = join("Alice")
     game = alice.post("/api/games/", DAILY, "json").json()
     alice.post(

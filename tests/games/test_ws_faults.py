@@ -149,8 +149,10 @@ async def test_a_channel_layer_that_dies_under_an_open_socket_closes_it_1011(
 
 
 async def test_the_answer_is_sent_before_the_push_to_other_tabs(
-    alice_socket: Any, game: Game, monkeypatch: Any
+    ws_connect: Any, alice_socket: Any, game: Game, alice: tuple[Player, str], monkeypatch: Any
 ) -> None:
+    other_tab = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+    assert (await receive(other_tab))["type"] == "game"
     seen = []
     real = events.announce_game
 

@@ -12,7 +12,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.test import override_settings
 
-from games import clock, services
+from games import clock, events, services
 from games.models import Game, Player
 from games.payloads import game_payload
 from tests.games.sockets import a_legal_move, close_code, make_player, receive, session_cookie
@@ -323,6 +323,57 @@ async def test_two_sockets_racing_the_same_ply_apply_it_once(
     stored = await database_sync_to_async(lambda: Game.objects.get(pk=game.pk))()
     log = await database_sync_to_async(lambda: stored.moves)()
     assert (stored.ply, log) == (1, [move])
+
+
+async def test_a_move_no_other_tab_watches_sends_no_group_message(
+    ws_connect: Any, alice_socket: Any, game: Game, alice: tuple[Player, str], monkeypatch: Any
+) -> None:
+    # given Alice's only socket of her game, and a record of the pushes to the game's group
+    announced = []
+    real = events.announce_game
+
+    async def announce(payload: dict[str, Any]) -> None:
+        announced.append(payload["ply"])
+        await real(payload)
+
+    monkeypatch.setattr(events, "announce_game", announce)
+
+    # when she moves alone, then with a second tab open, then alone again
+    await alice_socket.send_json_to({"ply": 0, "move": await a_legal_move(game.pk)})
+    assert (await receive(alice_socket))["game"]["ply"] == 1
+    other = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+    assert (await receive(other))["game"]["ply"] == 1
+    await alice_socket.send_json_to({"ply": 1, "move": await a_legal_move(game.pk)})
+    answer = await receive(alice_socket)
+    assert await receive(other) == answer
+    await other.disconnect(timeout=5)
+    await alice_socket.send_json_to({"ply": 2, "move": await a_legal_move(game.pk)})
+    assert (await receive(alice_socket))["game"]["ply"] == 3
+
+    # then only the move the second tab could see went to the group
+    assert announced == [2]
+
+
+async def test_a_move_is_pushed_when_the_tabs_cannot_be_counted(
+    ws_connect: Any, alice_socket: Any, game: Game, settings: Any, monkeypatch: Any
+) -> None:
+    # given Alice's only socket, and then no Redis to count tabs on
+    announced = []
+    real = events.announce_game
+
+    async def announce(payload: dict[str, Any]) -> None:
+        announced.append(payload["ply"])
+        await real(payload)
+
+    monkeypatch.setattr(events, "announce_game", announce)
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
+
+    # when she moves
+    await alice_socket.send_json_to({"ply": 0, "move": await a_legal_move(game.pk)})
+
+    # then the move is answered, and pushed in doubt
+    assert (await receive(alice_socket))["game"]["ply"] == 1
+    assert announced == [1]
 
 
 # --- rate limits --------------------------------------------------------------------------

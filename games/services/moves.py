@@ -1,0 +1,140 @@
+"""The fast path of a move: one SQL statement in autocommit, when nothing about it is unusual.
+
+A move in play whose position this process has cached is applied by the engine first, then
+written by one statement: it updates the game row only if it still is at the move's ply, in
+play, the player's, and (a daily game) of a day not over and of a player not banned, and in the
+same statement appends the sealed move row and reads back what the answer shows. Nothing is
+locked beyond that row update, and PostgreSQL orders two statements on one row: the second sees
+the new ply and matches nothing.
+
+``move_append`` returns None whenever the fast path does not apply (another database than
+PostgreSQL, a position not cached, an illegal or winning move, a statement that matched no row):
+the caller then takes the locking path, which gives the exact refusal, closes a day that is over
+and verifies a finished game. Nothing was written in that case. So a result is still written
+only by the locking path, after verification.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.db import connection, transaction
+
+from games import clock, events, positions
+from games.engine import IllegalMove, apply_move, is_stuck, state_to_json
+from games.models import Deal, Game, Move, Player, Variant
+from games.verification import move_seal
+
+# The columns of the game row the answer needs, in the model's order (``Model.from_db``).
+RETURNED = [
+    field
+    for field in Game._meta.concrete_fields
+    if field.attname
+    in {
+        "id",
+        "player_id",
+        "variant_id",
+        "mode",
+        "deal_id",
+        "seed_text",
+        "seed_chosen",
+        "ply",
+        "status",
+        "stuck",
+        "can_undo",
+        "foundation_cards",
+        "verified",
+        "assisted",
+        "started_at",
+        "first_move_at",
+        "last_move_at",
+        "finished_at",
+        "void_reason",
+    }
+]
+RETURNED_NAMES = [field.attname for field in RETURNED]
+
+MOVE_SQL = f"""
+WITH moved AS (
+    UPDATE {Game._meta.db_table} AS g
+    SET ply = g.ply + 1,
+        state = %(state)s::jsonb,
+        foundation_cards = %(foundation_cards)s,
+        first_move_at = COALESCE(g.first_move_at, %(at)s),
+        last_move_at = %(at)s,
+        stuck = %(stuck)s,
+        can_undo = %(can_undo)s
+    WHERE g.id = %(game)s
+      AND g.ply = %(ply)s
+      AND g.status = %(playing)s
+      AND g.player_id = %(player)s
+      AND (g.mode <> %(daily)s OR (
+          EXISTS (SELECT 1 FROM {Deal._meta.db_table} AS d
+                  WHERE d.id = g.deal_id AND d.date >= %(today)s)
+          AND NOT EXISTS (SELECT 1 FROM {Player._meta.db_table} AS p
+                          WHERE p.id = g.player_id AND p.banned_at IS NOT NULL)))
+    RETURNING {", ".join(f"g.{field.column}" for field in RETURNED)}
+), appended AS (
+    INSERT INTO {Move._meta.db_table} (game_id, ply, move, at, seal)
+    SELECT moved.id, %(ply)s, %(move)s::jsonb, %(at)s, %(seal)s FROM moved
+)
+SELECT moved.*, v.slug, d.date
+FROM moved
+JOIN {Variant._meta.db_table} AS v ON v.id = moved.variant_id
+LEFT JOIN {Deal._meta.db_table} AS d ON d.id = moved.deal_id
+"""
+
+
+def fast_path_applies() -> bool:
+    """Whether the database can run the one-statement move (PostgreSQL's data-modifying CTE)."""
+    return connection.vendor == "postgresql"
+
+
+def move_append(*, game_id: str, player: Player, ply: int, move: Any) -> Game | None:
+    """Apply ``move`` (an engine move) at ``ply`` in one statement; return the game, or None
+    when the fast path does not apply and nothing was written (see the module docstring)."""
+    if not fast_path_applies():
+        return None
+    before = positions.cache.get(game_id, ply)
+    if before is None:
+        return None
+    try:
+        state = apply_move(before, move)
+    except IllegalMove:
+        return None  # the locking path words the refusal (or a game over, a stale ply first)
+    if state.won:
+        return None  # a finish is verified, and its result written, under the row lock
+    now = clock.now()
+    logged = move.to_json()
+    params = {
+        "game": game_id,
+        "ply": ply,
+        "player": player.pk,
+        "playing": Game.Status.PLAYING.value,
+        "daily": Game.Mode.DAILY.value,
+        "today": now.date(),  # the day of clock.today(), at the move's own moment
+        "state": json.dumps(state_to_json(state)),
+        "foundation_cards": state.foundation_cards(),
+        "stuck": is_stuck(state),
+        "can_undo": state.previous is not None,
+        "at": now,
+        "move": json.dumps(logged),
+        "seal": move_seal(game_id=game_id, ply=ply, move=logged, at=now),
+    }
+    with connection.cursor() as cursor:
+        cursor.execute(MOVE_SQL, params)
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    count = len(RETURNED)
+    game = Game.from_db(connection.alias, RETURNED_NAMES, row[:count])
+    variant_id, deal_id = game.variant_id, game.deal_id
+    game.variant = Variant.from_db(connection.alias, ["id", "slug"], [variant_id, row[count]])
+    if deal_id is not None:
+        game.deal = Deal.from_db(connection.alias, ["id", "date"], [deal_id, row[count + 1]])
+    game.player = player  # the payload names the player: no query for it
+    game.position = state
+    transaction.on_commit(lambda: positions.remember(game, state))
+    transaction.on_commit(lambda: events.game_changed(game))
+    return game
