@@ -68,8 +68,8 @@ class SolveResult:
 
     ``outcome`` is ``"won"`` (``line`` is a complete winning line from the position),
     ``"lost"`` (the whole reachable game was searched: no line wins) or ``"unknown"`` (a budget
-    ran out; ``line`` is None). ``nodes`` counts the positions expanded, ``seconds`` the wall
-    time spent.
+    ran out; ``line`` is None). ``nodes`` counts the positions expanded, ``seconds`` the time
+    spent, on the clock ``solve`` was given (CPU time by default).
     """
 
     outcome: Outcome
@@ -793,14 +793,17 @@ def solve(
     *,
     budget_nodes: int | None = None,
     budget_seconds: float | None = None,
+    clock: Callable[[], float] = time.process_time,
 ) -> SolveResult:
     """Search ``state`` with full information and return a ``SolveResult``.
 
     Solve a deal with ``solve(deal(variant, seed))``. ``budget_nodes`` bounds the positions
-    expanded, ``budget_seconds`` the wall time; give either or both. Without either, the search
-    stops at 1,000,000 nodes or 60 s. When a budget runs out, the outcome is ``"unknown"``.
+    expanded, ``budget_seconds`` the seconds of ``clock``; give either or both. Without either,
+    the search stops at 1,000,000 nodes or 60 s. When a budget runs out, the outcome is
+    ``"unknown"``. ``clock`` defaults to the CPU time of the process (``time.process_time``), so
+    a budget means the same work on a busy machine; a caller whose budget is a wait (a request)
+    passes a wall clock such as ``time.monotonic``.
     """
-    clock = time.perf_counter
     start = clock()
     if budget_nodes is None and budget_seconds is None:
         budget_nodes, budget_seconds = DEFAULT_NODES, DEFAULT_SECONDS
