@@ -51,6 +51,9 @@ from .state import Pile, State
 Outcome = Literal["won", "lost", "unknown"]
 DEFAULT_NODES = 1_000_000
 DEFAULT_SECONDS = 60.0
+# The best-first pass keeps the positions it has yet to expand; past this many it gives way
+# to the depth-first pass (about 200 bytes each).
+MAX_FRONTIER = 1_000_000
 
 # An internal move: (deals first, source, target, count). ``source`` DEAL or REDEAL marks those
 # moves; a transfer with ``deals`` > 0 is a stock macro: deal that many times, then transfer.
@@ -61,6 +64,9 @@ REDEAL = -2
 # (greedy, used only to find wins).
 SAFE = 1
 AGGRESSIVE = 2
+# The provably safe rule applied even where a card may come back from a foundation or a redeal
+# gathers the tableau: likely safe there, so used only to find wins.
+LIKELY = 3
 
 
 @dataclass(frozen=True)
@@ -690,6 +696,7 @@ class _Search:
         cards = pos.cards
         hidden = pos.hidden
         tableau_free = r.redeal_hook is None and not r.tableau_dealt
+        returns_undone = self.use_autos == AGGRESSIVE
         scored: list[tuple[int, IMove]] = []
         for move in moves:
             j, s, d, k = move
@@ -698,6 +705,8 @@ class _Search:
                 continue
             if parent is not None and parent[1] == d and parent[2] == s and parent[3] == k:
                 continue  # undoes the parent move
+            if returns_undone and r.is_foundation[s] and not r.is_foundation[d]:
+                continue  # the automatic moves would play the card straight back
             left = len(cards[s]) - k
             if tableau_free and left == 0 and r.is_tableau[s] and r.is_tableau[d] and not cards[d]:
                 continue  # a whole pile onto an empty one: the same position
@@ -871,9 +880,10 @@ class _BestFirst(_Search):
                     parents.append((number, log))
                     if pos.won:
                         return "won", self._path(parents, len(parents) - 1)
-                    heapq.heappush(
-                        frontier, (-pos.promise(), len(parents) - 1, pos.snapshot())
-                    )
+                    heapq.heappush(frontier, (-pos.promise(), len(parents) - 1, pos.snapshot()))
+                    if len(frontier) > MAX_FRONTIER:
+                        self.undo(log)
+                        raise _Budget
                 self.undo(log)
         return "lost", None
 

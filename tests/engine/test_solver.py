@@ -22,7 +22,19 @@ from games.engine import (
     solve,
     state_to_json,
 )
-from games.engine.solver import DEAL, REDEAL, IMove, _Position, _Rules
+from games.engine.solver import (
+    AGGRESSIVE,
+    DEAL,
+    REDEAL,
+    SAFE,
+    IMove,
+    _BestFirst,
+    _Budget,
+    _line,
+    _Position,
+    _Rules,
+    _Search,
+)
 from tests.engine.conftest import engine
 
 CASTILE_FOUNDATIONS = """
@@ -153,6 +165,113 @@ def test_a_budget_that_runs_out_gives_unknown() -> None:
     assert result.outcome == "unknown"
     assert result.line is None
     assert result.nodes <= 50
+
+
+def test_the_budget_is_counted_on_the_clock_the_caller_gives() -> None:
+    # given: a clock that moves on a second each time it is read, and a hard deal
+    state = deal(builtin_variant("box-kite"), practice_seed("bench-0"))
+    ticks = iter(range(1_000_000))
+
+    # when
+    result = solve(state, budget_seconds=3, clock=lambda: float(next(ticks)))
+
+    # then: the search stops after a few readings of that clock, however fast it runs
+    assert result.outcome == "unknown"
+    assert 3 <= result.seconds <= 10
+    assert next(ticks) < 20
+
+
+def _one_pass(kind: type[_Search], state: State, autos: int) -> tuple[str, list[AnyMove]]:
+    rules = _Rules(state.variant, state.base_rank)
+    search = kind(
+        _Position(rules, state), autos=autos, nodes_left=100_000, deadline=1e18, clock=float
+    )
+    outcome, logs = search.run()
+    return outcome, _line(rules, logs or [])
+
+
+@pytest.mark.parametrize("kind", [_BestFirst, _Search])
+def test_each_pass_alone_wins_the_forced_win_and_exhausts_the_lost_position(table, kind) -> None:
+    # given
+    castile, canfield = table("castile"), table("canfield")
+    won = castile.position(CASTILE_FOUNDATIONS + "tableau-0  JH QH\ntableau-1  KC\ntableau-2  KH\n")
+    lost = canfield.position(
+        CANFIELD_FOUNDATIONS.replace("9H TH", "9H TH JH")
+        + "tableau-0 JS\ntableau-1 9S TS QS\ntableau-2 QH KS\ntableau-3 KH\n"
+    )
+
+    # when
+    won_outcome, line = _one_pass(kind, won, SAFE)
+    lost_outcome, _ = _one_pass(kind, lost, SAFE)
+
+    # then
+    assert won_outcome == "won"
+    assert replays_to_a_win(won, line)
+    assert lost_outcome == "lost"
+
+
+def test_the_greedy_pass_cannot_win_what_needs_a_card_kept_back_but_solve_does(table) -> None:
+    # given: the Jack of Hearts must stay down for the Queen of Spades; the greedy automatic
+    # moves play it up at once
+    canfield = table("canfield")
+    state = canfield.position(
+        CANFIELD_FOUNDATIONS
+        + "tableau-0 JS\ntableau-1 9S TS QS JH\ntableau-2 QH KS\ntableau-3 KH\n"
+    )
+
+    # when
+    greedy, _ = _one_pass(_BestFirst, state, AGGRESSIVE)
+    result = solve(state)
+
+    # then: the greedy pass's exhaustion is no proof; the full search wins
+    assert greedy == "lost"
+    assert result.outcome == "won"
+    assert result.line is not None
+    assert replays_to_a_win(state, result.line)
+
+
+@pytest.mark.parametrize("slug", launch_slugs())
+def test_a_snapshot_restores_the_position_it_was_taken_of(slug: str) -> None:
+    rng = random.Random(slug)
+    variant = builtin_variant(slug)
+    state = deal(variant, practice_seed("snapshot"))
+    position = _Position(_Rules(variant, state.base_rank), state)
+    packed = position.snapshot()
+    key = position.key()
+    for _ in range(30):
+        moves = position.legal()
+        if not moves:
+            break
+        _, source, target, count = rng.choice(moves)
+        if source == DEAL:
+            position.deal()
+        elif source == REDEAL:
+            position.redeal()
+        else:
+            position.transfer(source, target, count)
+
+    position.restore(packed)
+
+    assert position.to_state() == state
+    assert position.key() == key
+    assert position.won == state.won
+
+
+def test_a_budget_that_runs_out_in_every_pass_gives_unknown_not_lost() -> None:
+    state = deal(builtin_variant("castile"), practice_seed("bench-0"))
+
+    result = solve(state, budget_nodes=300)
+
+    assert result.outcome == "unknown"
+    assert result.nodes <= 300
+    with pytest.raises(_Budget):
+        _Search(
+            _Position(_Rules(state.variant, state.base_rank), state),
+            autos=SAFE,
+            nodes_left=10,
+            deadline=1e18,
+            clock=float,
+        ).run()
 
 
 def _engine_move(state: State, move: IMove) -> AnyMove:
