@@ -1,9 +1,10 @@
 """Benchmark the solver against its targets on the deals ``bench-0`` … ``bench-<N-1>``.
 
 Run: ``make solver-bench`` (or ``.venv/bin/python benchmarks/solver.py --deals 100 --seconds
-10``). For every launch variant it solves each deal with a time budget, replays every won line
-with the engine, and prints the share decided (won or lost), the share won, the positions
-expanded per second and any line that failed to replay, each beside its target.
+10``). For every launch variant it solves each deal with a budget of CPU seconds (the solver's
+default clock, so a figure means the same on a busy machine), replays every won line with the
+engine, and prints the share decided (won or lost), the share won, the positions expanded per
+CPU second and any line that failed to replay, each beside its target.
 """
 
 from __future__ import annotations
@@ -55,7 +56,8 @@ def main() -> None:
             elif result.outcome == "lost":
                 lost += 1
             print(
-                f"  {slug} bench-{i}: {result.outcome} {result.nodes} nodes {result.seconds:.2f} s",
+                f"  {slug} bench-{i}: {result.outcome} {result.nodes} nodes "
+                f"{result.seconds:.2f} CPU-s",
                 file=sys.stderr,
                 flush=True,
             )
@@ -65,7 +67,7 @@ def main() -> None:
             f"{won / n:>6.0%} {lost / n:>6.0%} {nodes / max(seconds, 1e-9):>8,.0f} "
             f"{SPEED_TARGET:>7,} {bad:>9}"
         )
-    print(f"{args.deals} deals per variant, {args.seconds:g} s each")
+    print(f"{args.deals} deals per variant, {args.seconds:g} CPU-s each (pos/s: per CPU second)")
     print(header)
     print("\n".join(rows))
 
