@@ -26,7 +26,7 @@ from __future__ import annotations
 import heapq
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -49,11 +49,16 @@ from .rules import (
 from .state import Pile, State
 
 Outcome = Literal["won", "lost", "unknown"]
+# What a pass ends with: its outcome and, if won, the undo logs of the line's moves.
+_Found = tuple[Outcome, "list[list[tuple[str, object]]] | None"]
 DEFAULT_NODES = 1_000_000
 DEFAULT_SECONDS = 60.0
 # The best-first pass keeps the positions it has yet to expand; past this many it gives way
 # to the depth-first pass (about 200 bytes each).
 MAX_FRONTIER = 1_000_000
+# What each card above the nearest card a foundation takes next costs the best-first pass's
+# estimate (a card on a foundation earns 12, a card on one it does not build on costs 3).
+PROMISE_DEPTH = 6
 
 # An internal move: (deals first, source, target, count). ``source`` DEAL or REDEAL marks those
 # moves; a transfer with ``deals`` > 0 is a stock macro: deal that many times, then transfer.
@@ -563,23 +568,48 @@ class _Position:
 
     def promise(self) -> int:
         """Return how near the position looks to a win (higher is nearer): cards on the
-        foundations, less the cards that lie on one they do not build on, plus empty piles."""
+        foundations, less the cards that lie on one they do not build on and the depth of the
+        cards the foundations take next, plus empty piles."""
         r = self.r
         cards = self.cards
         table = r.tbuilds
         score = 12 * self.infound
+        depth: dict[int, int] = {}
         for t in r.tableau:
             pile = cards[t]
             if not pile:
                 score += 4
                 continue
+            n = len(pile) - 1
             previous = pile[0]
-            for c in pile[1:]:
+            depth[previous] = min(depth.get(previous, n), n)
+            for i in range(1, n + 1):
+                c = pile[i]
                 if not table[previous * CARDS_PER_DECK + c]:
                     score -= 3
+                d = n - i
+                if depth.get(c, d) >= d:
+                    depth[c] = d
                 previous = c
         for t in r.reserves:
-            score -= 2 * len(cards[t])
+            pile = cards[t]
+            n = len(pile) - 1
+            score -= 2 * (n + 1)
+            for i, c in enumerate(pile):
+                d = n - i
+                if depth.get(c, d) >= d:
+                    depth[c] = d
+        for f in r.foundations:
+            pile = cards[f]
+            if len(pile) >= FOUNDATION_LIMIT:
+                continue
+            nearest = 99
+            for c in r.succ[f][pile[-1]] if pile else r.base_cards[f]:
+                d = depth.get(c, 99)
+                if d < nearest:
+                    nearest = d
+            if nearest < 99:
+                score -= PROMISE_DEPTH * nearest
         return score
 
     # --- automatic foundation moves -------------------------------------------------------
@@ -677,6 +707,9 @@ class _Search:
         self.pos = pos
         self.use_autos = autos
         self.nodes = 0
+        # The work done, in positions made (a best-first one counts thrice: it is also packed
+        # and rated): the passes take turns by it.
+        self.work = 0
         self.nodes_left = nodes_left
         self.deadline = deadline
         self.clock = clock
@@ -759,6 +792,7 @@ class _Search:
     def apply(self, move: IMove) -> list[tuple[str, object]]:
         """Play ``move`` and the automatic moves after it; return the undo log."""
         pos = self.pos
+        self.work += 1
         j, s, d, k = move
         log: list[tuple[str, object]] = []
         if s == DEAL:
@@ -787,7 +821,27 @@ class _Search:
                 pos.unredeal(record)
 
     def run(self) -> tuple[Outcome, list[list[tuple[str, object]]] | None]:
-        """Search from the position; return the outcome and, if won, the logs of the line."""
+        """Search from the position within the pass's budget; return the outcome and, if won,
+        the logs of the line. Raise ``_Budget`` when the budget runs out first."""
+        steps = self.steps()
+        check = 0
+        try:
+            while True:
+                next(steps)
+                if self.nodes >= self.nodes_left:
+                    raise _Budget
+                check += 1
+                if check >= 64:
+                    check = 0
+                    if self.clock() >= self.deadline:
+                        raise _Budget
+        except StopIteration as stop:
+            result: _Found = stop.value
+            return result
+
+    def steps(self) -> Generator[None, None, _Found]:
+        """Search from the position, yielding after each position expanded; return the
+        outcome and, if won, the logs of the line (as ``StopIteration.value``)."""
         pos = self.pos
         root_log: list[tuple[str, object]] = []
         if self.use_autos:
@@ -798,10 +852,10 @@ class _Search:
             return "won", [root_log]
         self.seen.add(pos.key())
         self.nodes += 1
+        yield
         logs: list[list[tuple[str, object]]] = [root_log]
         stack: list[tuple[IMove | None, list[IMove]]] = [(None, self.children(None))]
         seen = self.seen
-        check = 0
         while stack:
             _, todo = stack[-1]
             if not todo:
@@ -819,13 +873,7 @@ class _Search:
             if pos.won:
                 return "won", logs
             self.nodes += 1
-            if self.nodes >= self.nodes_left:
-                raise _Budget
-            check += 1
-            if check >= 256:
-                check = 0
-                if self.clock() >= self.deadline:
-                    raise _Budget
+            yield
             # A plain transfer that revealed nothing may be undone at once only to come back:
             # skip that child.
             parent = None
@@ -846,7 +894,7 @@ class _BestFirst(_Search):
     searched every reachable position when it ends without a win.
     """
 
-    def run(self) -> tuple[Outcome, list[list[tuple[str, object]]] | None]:
+    def steps(self) -> Generator[None, None, _Found]:
         pos = self.pos
         root_log: list[tuple[str, object]] = []
         if self.use_autos:
@@ -860,24 +908,18 @@ class _BestFirst(_Search):
         # For each position found: its parent's number and the log of the move to it.
         parents: list[tuple[int, list[tuple[str, object]]]] = [(-1, root_log)]
         frontier: list[tuple[int, int, bytes]] = [(0, 0, pos.snapshot())]
-        check = 0
         while frontier:
             _, number, packed = heapq.heappop(frontier)
             pos.restore(packed)
             self.nodes += 1
-            if self.nodes >= self.nodes_left:
-                raise _Budget
-            check += 1
-            if check >= 64:
-                check = 0
-                if self.clock() >= self.deadline:
-                    raise _Budget
+            yield
             for move in self.children(None):
                 log = self.apply(move)
                 key = pos.key()
                 if key not in seen:
                     seen.add(key)
                     parents.append((number, log))
+                    self.work += 2
                     if pos.won:
                         return "won", self._path(parents, len(parents) - 1)
                     heapq.heappush(frontier, (-pos.promise(), len(parents) - 1, pos.snapshot()))
@@ -939,38 +981,51 @@ def solve(
     if state.won:
         return SolveResult("won", [], 0, clock() - start)
     rules = _Rules(state.variant, state.base_rank)
-    # The passes, each with its share of what is left of the budget. The streamlined passes
-    # play automatic moves that are only likely safe: they may prove a win, never a loss; they
-    # are needed only where such moves differ from the provably safe ones. A best-first pass
-    # and a depth-first one find different wins, so both run.
-    passes: list[tuple[type[_Search], int, float]]
+    # The passes take turns, each making its quantum of positions in a turn, so a deal one of
+    # them wins quickly is won quickly. The streamlined passes play automatic moves that are
+    # only likely safe: they may prove a win, never a loss; they are needed only where such
+    # moves differ from the provably safe ones. A best-first pass and a depth-first one find
+    # different wins, so both run; the full search, whose exhaustion proves a loss, runs beside.
+    passes: list[tuple[type[_Search], int, int]]
     if rules.back is Return.NONE and rules.redeal_hook is None:
-        passes = [(_BestFirst, SAFE, 0.3), (_Search, SAFE, 1.0)]
+        passes = [(_BestFirst, SAFE, 4096), (_Search, SAFE, 4096)]
     else:
-        passes = [(_Search, AGGRESSIVE, 0.35), (_BestFirst, AGGRESSIVE, 0.45), (_Search, SAFE, 1.0)]
+        passes = [
+            (_Search, AGGRESSIVE, 4096),
+            (_BestFirst, AGGRESSIVE, 4096),
+            (_Search, SAFE, 2048),
+        ]
+    running = []
+    for kind, autos, quantum in passes:
+        search = kind(_Position(rules, state), autos=autos, nodes_left=0, deadline=0, clock=clock)
+        running.append((search, search.steps(), autos, quantum))
     nodes = 0
-    for kind, autos, fraction in passes:
-        now = clock()
-        share = max(1, int((nodes_limit - nodes) * fraction))
-        pass_deadline = now + (deadline - now) * fraction
-        search = kind(
-            _Position(rules, state),
-            autos=autos,
-            nodes_left=share,
-            deadline=pass_deadline,
-            clock=clock,
-        )
-        try:
-            outcome, logs = search.run()
-        except _Budget:
-            nodes += search.nodes
-            continue
-        nodes += search.nodes
-        if outcome == "won":
-            assert logs is not None
-            return SolveResult("won", _line(rules, logs), nodes, clock() - start)
-        if autos == SAFE:
-            return SolveResult("lost", None, nodes, clock() - start)
+    check = 0
+    while running:
+        for turn in list(running):
+            search, steps, autos, quantum = turn
+            until = search.work + quantum
+            try:
+                while search.work < until:
+                    next(steps)
+                    nodes += 1
+                    if nodes >= nodes_limit:
+                        return SolveResult("unknown", None, nodes, clock() - start)
+                    check += 1
+                    if check >= 64:
+                        check = 0
+                        if clock() >= deadline:
+                            return SolveResult("unknown", None, nodes, clock() - start)
+            except StopIteration as stop:
+                outcome, logs = stop.value
+                if outcome == "won":
+                    assert logs is not None
+                    return SolveResult("won", _line(rules, logs), nodes, clock() - start)
+                if autos == SAFE:
+                    return SolveResult("lost", None, nodes, clock() - start)
+                running.remove(turn)
+            except _Budget:
+                running.remove(turn)
     return SolveResult("unknown", None, nodes, clock() - start)
 
 
