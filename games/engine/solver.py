@@ -439,8 +439,11 @@ class _Position:
         self.ids[s] = self._intern(s)
         self.ids[d] = self._intern(d)
 
-    def deal(self) -> object:
-        """Deal from the stock (or turn the waste over); return what ``undeal`` needs."""
+    def deal(self, keys: bool = True) -> object:
+        """Deal from the stock (or turn the waste over); return what ``undeal`` needs.
+
+        With ``keys`` False, a deal to the waste leaves the stock's and waste's keys stale, for
+        ``rekey_stock`` to renew after a run of deals."""
         r = self.r
         assert r.stock is not None and r.stock_rule is not None
         cards = self.cards
@@ -462,8 +465,8 @@ class _Position:
                 if self.redeals > 0:
                     self.redeals -= 1
                 record = 0
-            self.ids[r.stock] = self._intern(r.stock)
-            self.ids[r.waste] = self._intern(r.waste)
+            if keys:
+                self.rekey_stock()
             return record
         targets = r.tableau if r.stock_rule.deal_to is Kind.TABLEAU else r.reserves
         given = []
@@ -477,7 +480,14 @@ class _Position:
         self.ids[r.stock] = self._intern(r.stock)
         return given
 
-    def undeal(self, record: object) -> None:
+    def rekey_stock(self) -> None:
+        """Renew the keys of the stock and the waste."""
+        r = self.r
+        assert r.stock is not None and r.waste is not None
+        self.ids[r.stock] = self._intern(r.stock)
+        self.ids[r.waste] = self._intern(r.waste)
+
+    def undeal(self, record: object, keys: bool = True) -> None:
         r = self.r
         assert r.stock is not None
         cards = self.cards
@@ -494,8 +504,8 @@ class _Position:
                 if self.redeals >= 0:
                     self.redeals += 1
             self.hidden[r.stock] = len(stock)
-            self.ids[r.stock] = self._intern(r.stock)
-            self.ids[r.waste] = self._intern(r.waste)
+            if keys:
+                self.rekey_stock()
             return
         assert isinstance(record, list)
         for i in reversed(record):
@@ -766,27 +776,36 @@ class _Search:
         """Return "deal j times, then play the waste's top" for every j of one stock cycle."""
         pos = self.pos
         r = pos.r
-        assert r.waste is not None
-        records: list[object] = []
-        out: list[IMove] = []
+        assert r.waste is not None and r.stock is not None and r.stock_rule is not None
+        # The deals are played on copies of the stock and the waste, as ``deal`` plays them.
+        stock = list(pos.cards[r.stock])
+        waste = list(pos.cards[r.waste])
+        redeals = pos.redeals
+        per_deal = r.stock_rule.cards
         w = r.waste
+        out: list[IMove] = []
+        j = 0
         recycles = 0
-        while pos.can_deal():
-            record = pos.deal()
-            records.append(record)
-            if record == 0:
+        while True:
+            if stock:
+                for _ in range(min(per_deal, len(stock))):
+                    waste.append(stock.pop())
+            elif waste and redeals != 0:
+                waste.reverse()
+                stock, waste = waste, []
+                if redeals > 0:
+                    redeals -= 1
                 recycles += 1
                 if recycles == 2:
                     break
-            waste = pos.cards[w]
+            else:
+                break
+            j += 1
             if waste:
-                j = len(records)
                 for d in acc.get(waste[-1], ()):
                     out.append((j, w, d, 1))
                 for d in any_empty:
                     out.append((j, w, d, 1))
-        for record in reversed(records):
-            pos.undeal(record)
         return out
 
     def apply(self, move: IMove) -> list[tuple[str, object]]:
@@ -800,8 +819,10 @@ class _Search:
         elif s == REDEAL:
             log.append(("r", pos.redeal()))
         else:
-            for _ in range(j):
-                log.append(("d", pos.deal()))
+            if j:
+                for _ in range(j):
+                    log.append(("d", pos.deal(False)))
+                pos.rekey_stock()
             log.append(("t", pos.transfer(s, d, k)))
         if self.use_autos:
             autos: list[tuple[int, int, int, int, int, int]] = []
@@ -811,14 +832,21 @@ class _Search:
 
     def undo(self, log: list[tuple[str, object]]) -> None:
         pos = self.pos
+        waste_deals = False
         for kind, record in reversed(log):
             if kind == "t":
                 assert isinstance(record, tuple)
                 pos.untransfer(record)
             elif kind == "d":
-                pos.undeal(record)
+                if isinstance(record, int):
+                    pos.undeal(record, False)
+                    waste_deals = True
+                else:
+                    pos.undeal(record)
             else:
                 pos.unredeal(record)
+        if waste_deals:
+            pos.rekey_stock()
 
     def run(self) -> tuple[Outcome, list[list[tuple[str, object]]] | None]:
         """Search from the position within the pass's budget; return the outcome and, if won,

@@ -274,6 +274,41 @@ def test_a_budget_that_runs_out_in_every_pass_gives_unknown_not_lost() -> None:
         ).run()
 
 
+@pytest.mark.parametrize("slug", ["canfield", "quadruple-canfield"])
+def test_stock_macros_are_the_waste_tops_the_engines_deals_reach(slug: str) -> None:
+    # given: positions along a random game of a variant whose stock deals to a waste
+    rng = random.Random(slug)
+    variant = builtin_variant(slug)
+    state = deal(variant, practice_seed("macros"))
+    for _ in range(25):
+        rules = _Rules(variant, state.base_rank)
+        search = _Search(_Position(rules, state), autos=SAFE, nodes_left=1, deadline=0, clock=float)
+        acc, any_empty = search.pos._accepting()
+
+        # when
+        macros = search._macros(acc, any_empty)
+
+        # then: each is j deals of the engine and a legal play of the waste's top; none missing
+        expected = set()
+        dealt, recycles = state, 0
+        for j in range(1, 500):
+            if Deal() not in legal_moves(dealt):
+                break
+            stock_before = dealt.pile(variant.ids[rules.stock]).cards
+            dealt = apply_move(dealt, Deal())
+            if not stock_before:
+                recycles += 1
+                if recycles == 2:
+                    break
+            for move in legal_moves(dealt):
+                if isinstance(move, Move) and move.source == variant.ids[rules.waste]:
+                    expected.add((j, variant.ids.index(move.target)))
+        assert {(j, target) for j, _, target, _ in macros} == expected
+        assert len(macros) == len(expected)
+        moves = legal_moves(state)
+        state = apply_move(state, rng.choice(moves)) if moves else state
+
+
 def _engine_move(state: State, move: IMove) -> AnyMove:
     _, source, target, count = move
     if source == DEAL:
