@@ -81,13 +81,16 @@ class SolveResult:
     ``outcome`` is ``"won"`` (``line`` is a complete winning line from the position),
     ``"lost"`` (the whole reachable game was searched: no line wins) or ``"unknown"`` (a budget
     ran out; ``line`` is None). ``nodes`` counts the positions expanded, ``seconds`` the time
-    spent, on the clock ``solve`` was given (CPU time by default).
+    spent, on the clock ``solve`` was given (CPU time by default). ``made`` counts every
+    position made by a move and looked up in the transposition table (the expanded ones, and
+    those found already searched).
     """
 
     outcome: Outcome
     line: list[AnyMove] | None
     nodes: int
     seconds: float
+    made: int = 0
 
 
 class _Budget(Exception):
@@ -720,6 +723,7 @@ class _Search:
         # The work done, in positions made (a best-first one counts thrice: it is also packed
         # and rated): the passes take turns by it.
         self.work = 0
+        self.made = 0
         self.nodes_left = nodes_left
         self.deadline = deadline
         self.clock = clock
@@ -812,6 +816,7 @@ class _Search:
         """Play ``move`` and the automatic moves after it; return the undo log."""
         pos = self.pos
         self.work += 1
+        self.made += 1
         j, s, d, k = move
         log: list[tuple[str, object]] = []
         if s == DEAL:
@@ -1027,6 +1032,11 @@ def solve(
     for kind, autos, quantum in passes:
         search = kind(_Position(rules, state), autos=autos, nodes_left=0, deadline=0, clock=clock)
         running.append((search, search.steps(), autos, quantum))
+    searches = [turn[0] for turn in running]
+
+    def made() -> int:
+        return sum(search.made for search in searches)
+
     nodes = 0
     check = 0
     while running:
@@ -1038,23 +1048,23 @@ def solve(
                     next(steps)
                     nodes += 1
                     if nodes >= nodes_limit:
-                        return SolveResult("unknown", None, nodes, clock() - start)
+                        return SolveResult("unknown", None, nodes, clock() - start, made())
                     check += 1
                     if check >= 64:
                         check = 0
                         if clock() >= deadline:
-                            return SolveResult("unknown", None, nodes, clock() - start)
+                            return SolveResult("unknown", None, nodes, clock() - start, made())
             except StopIteration as stop:
                 outcome, logs = stop.value
                 if outcome == "won":
                     assert logs is not None
-                    return SolveResult("won", _line(rules, logs), nodes, clock() - start)
+                    return SolveResult("won", _line(rules, logs), nodes, clock() - start, made())
                 if autos == SAFE:
-                    return SolveResult("lost", None, nodes, clock() - start)
+                    return SolveResult("lost", None, nodes, clock() - start, made())
                 running.remove(turn)
             except _Budget:
                 running.remove(turn)
-    return SolveResult("unknown", None, nodes, clock() - start)
+    return SolveResult("unknown", None, nodes, clock() - start, made())
 
 
 __all__ = ["SolveResult", "solve"]

@@ -155,6 +155,8 @@ def test_won_lines_of_deals_replay_to_won_positions(slug: str) -> None:
         assert result.line is not None
         assert replays_to_a_win(state, result.line)
         assert result.nodes > 0
+        # every expanded position but the passes' roots was made by a move
+        assert result.made >= result.nodes - 3
 
 
 def test_a_budget_that_runs_out_gives_unknown() -> None:
