@@ -42,6 +42,7 @@ from .rules import (
     Build,
     Direction,
     Kind,
+    PileRule,
     Return,
     SuitRule,
     Variant,
@@ -207,10 +208,45 @@ class _Rules:
         self.reserve_dealt = stock is not None and stock.deal_to is Kind.RESERVE
         self.reserve_refill = len(self.reserves) > 1 and bool(refills & set(self.reserves))
         self.sound_autos = self.back is Return.NONE
+        # Where cards may come back from the foundations, a foundation move is still provably
+        # safe in a one-deck game whose foundations all build up in suit from the Ace, with no
+        # stock, refill, redeal or sequence moves, when every lower card is on the foundations
+        # and no card but those can lie on it (see ``_safe_returning``).
+        self.lower: tuple[tuple[int, ...], ...] = ((),) * CARDS_PER_DECK
+        self.returning_safe = self._returning_safe_cards(variant, piles, refills)
         # Snapshots hold pile sizes and cards in bytes where they fit.
         redeals = variant.initial_redeals
         small = self.total < 255 and (redeals is None or redeals < 254)
         self.packing = "B" if small else "H"
+
+    def _returning_safe_cards(
+        self, variant: Variant, piles: tuple[PileRule, ...], refills: set[int]
+    ) -> tuple[bool, ...]:
+        """Return, for each card, whether ``_safe_returning`` may play it (all False where the
+        rules are not of the kind its proof is for)."""
+        never = (False,) * CARDS_PER_DECK
+        foundation_rules = {(piles[i].build, piles[i].base_rank) for i in self.foundations}
+        if (
+            self.back is Return.NONE
+            or self.decks != 1
+            or variant.stock is not None
+            or self.redeal_hook is not None
+            or refills
+            or any(self.sequences)
+            or len(self.foundations) != 4
+            or foundation_rules != {(Build(Direction.UP, SuitRule.SAME, False), 1)}
+        ):
+            return never
+        self.lower = tuple(
+            tuple(x for x in range(CARDS_PER_DECK) if RANK_OF[x] < RANK_OF[c])
+            for c in range(CARDS_PER_DECK)
+        )
+        out = []
+        for c in range(CARDS_PER_DECK):
+            # No card outside the lower ones and c may lie on one of them or on c.
+            below = set(self.lower[c]) | {c}
+            out.append(all(u in below for t in below for u in self.tsucc[t]))
+        return tuple(out)
 
 
 class _Position:
@@ -657,6 +693,23 @@ class _Position:
             distance %= 13
         return 1 <= distance <= FOUNDATION_LIMIT - n
 
+    def _safe_returning(self, c: int) -> bool:
+        """Return whether playing ``c`` to its foundation can never lose a win, though cards
+        may come back from the foundations (rules as ``_Rules.returning_safe`` checks).
+
+        Every card of lower rank is on the foundations, and only those can lie on ``c`` or on
+        each other. Take any winning line from the position before the move, and leave out its
+        moves of ``c`` and of the lower cards: what is left is legal after the move and wins.
+        Its other cards never lie on the cards left out, nor those on them (only lower cards
+        can), so each is on top in the same piles as before; a foundation then holds the same
+        cards or those it held plus the lower ones and ``c``, so it takes the same cards and
+        shows the same top when one of the other cards leaves it.
+        """
+        if not self.r.returning_safe[c]:
+            return False
+        onf = self.onf
+        return all(onf[x] for x in self.r.lower[c])
+
     def _safe(self, c: int) -> bool:
         """Return whether playing ``c`` to a foundation now can never lose a win."""
         onf = self.onf
@@ -674,10 +727,13 @@ class _Position:
         from a foundation, and no redeal hook will gather the tableau again.
         """
         r = self.r
+        safe = self._safe
         if mode == SAFE and (
             r.back is not Return.NONE or (r.redeal_hook is not None and self.redeals != 0)
         ):
-            return
+            if not any(r.returning_safe):
+                return
+            safe = self._safe_returning
         cards = self.cards
         hidden = self.hidden
         while self.infound != r.total:
@@ -695,7 +751,7 @@ class _Position:
                 if not pile or hidden[s] >= len(pile):
                     continue
                 target = wanted.get(pile[-1])
-                if target is not None and (mode == AGGRESSIVE or self._safe(pile[-1])):
+                if target is not None and (mode == AGGRESSIVE or safe(pile[-1])):
                     records.append(self.transfer(s, target, 1))
                     break
             else:

@@ -144,6 +144,94 @@ def test_a_foundation_move_a_card_is_needed_for_is_not_forced(table) -> None:
     assert replays_to_a_win(state, result.line)
 
 
+def test_castiles_foundation_moves_are_played_for_the_card_only_lower_cards_lie_on(table) -> None:
+    # given: every Ace and Two is up, so nothing but those can lie on the Three of Clubs;
+    # Threes are still out, so the Four of Hearts has cards it may yet be needed for
+    castile = table("castile")
+    state = castile.position(
+        """
+        foundation-0  AC 2C
+        foundation-1  AD 2D
+        foundation-2  AH 2H
+        foundation-3  AS 2S
+        tableau-0     3H 3S 3D 4H 3C
+        """
+    )
+    rules = _Rules(state.variant, state.base_rank)
+    position = _Position(rules, state)
+    played: list[tuple[int, int, int, int, int, int]] = []
+
+    # when: the automatic moves of the full search, though cards may come back in Castile
+    position.autos(played, SAFE)
+
+    # then: the Three of Clubs goes up by itself, and the Four of Hearts stays
+    assert [record[:3] for record in played] == [(4, 0, 1)]
+    assert position.cards[4][-1] == state.pile("tableau-0").cards[-2]
+
+
+def test_foundation_moves_of_other_games_with_returns_are_never_played_by_the_full_search():
+    for slug in ["caprice", "box-kite", "quadruple-canfield"]:
+        state = deal(builtin_variant(slug), practice_seed("bench-0"))
+        rules = _Rules(state.variant, state.base_rank)
+        position = _Position(rules, state)
+        played: list[tuple[int, int, int, int, int, int]] = []
+
+        position.autos(played, SAFE)
+
+        assert not any(rules.returning_safe)
+        assert played == []
+
+
+RANKS = "A23456789TJQK"
+
+
+def _castile_endgame(rng: random.Random) -> str:
+    """Return a Castile board with each suit up to a random rank and the rest dealt at random
+    on the reserves, the fans empty (so that some are lost)."""
+    lines = []
+    rest = []
+    for f, suit in enumerate("CDHS"):
+        up = rng.randint(7, 10)
+        lines.append(f"foundation-{f} " + " ".join(r + suit for r in RANKS[:up]))
+        rest += [r + suit for r in RANKS[up:]]
+    rng.shuffle(rest)
+    piles = [f"reserve-{i}" for i in range(4)]
+    dealt: dict[str, list[str]] = {}
+    for card in rest:
+        dealt.setdefault(rng.choice(piles), []).append(card)
+    lines += [f"{pile} " + " ".join(cards) for pile, cards in dealt.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _full_search(state: State, *, autos: bool) -> str:
+    rules = _Rules(state.variant, state.base_rank)
+    if not autos:
+        rules.returning_safe = (False,) * len(rules.returning_safe)
+    search = _Search(
+        _Position(rules, state), autos=SAFE, nodes_left=300_000, deadline=1e18, clock=float
+    )
+    outcome, _ = search.run()
+    return outcome
+
+
+def test_the_full_search_with_its_automatic_moves_agrees_with_one_without(table) -> None:
+    # given: random Castile endgames, where cards may come back from the foundations
+    castile = table("castile")
+    rng = random.Random("castile endgames")
+    outcomes = []
+    for _ in range(40):
+        state = castile.position(_castile_endgame(rng))
+
+        # when: the pass that proves losses, with and without its automatic foundation moves
+        with_autos = _full_search(state, autos=True)
+        without = _full_search(state, autos=False)
+
+        # then
+        assert with_autos == without
+        outcomes.append(with_autos)
+    assert {"won", "lost"} <= set(outcomes)
+
+
 @pytest.mark.parametrize("slug", ["quadruple-canfield", "capricieuse"])
 def test_won_lines_of_deals_replay_to_won_positions(slug: str) -> None:
     for text in ("bench-0", "bench-3"):
