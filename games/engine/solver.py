@@ -8,13 +8,18 @@ changed in place and changed back), with its own move generation, checked agains
   integer; piles the rules make interchangeable (tableau piles, reserves, foundations of the same
   rule) are sorted before the integers are packed into one bytes key;
 - safe automatic foundation moves (dominance), played as part of the move before them and never
-  searched as a choice; only provably safe ones are used when a ``lost`` result is possible;
+  searched as a choice; only provably safe ones are used when a ``lost`` result is possible
+  (where cards may come back from the foundations, only in one-deck games whose foundations
+  build up in suit, for a card whose lower cards are all up: ``_safe_returning``);
 - macro moves through the stock: with a stock dealing to a waste, the search never deals on its
   own: it plays "deal k times, then play the waste's top card", for every k of one stock cycle;
 - move ordering (foundation moves, reveals and emptied piles first), and never undoing the
   parent move;
-- a streamlined first pass with more aggressive automatic moves, which may only prove a win,
-  then the full search, whose exhaustion is a proof of loss.
+- passes that take turns by slices of work (positions made): a depth-first and a best-first
+  pass (the most promising position first, by ``promise``) with greedy automatic moves where
+  those differ from the safe ones, which may only prove a win, and the full search, whose
+  exhaustion is a proof of loss (where the greedy moves are the safe ones, the best-first pass
+  is a full search too). Budgets are counted on a clock the caller gives, CPU time by default.
 
 The line of a ``won`` result holds moves a player could send (no undo), and replays with the
 engine from the given position to a won one. Every call builds its own tables: there is no
