@@ -131,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         "--from-state", action="store_true", help="solve the deal-format position on stdin"
     )
     solver.add_argument("--budget-nodes", type=int, help="stop after expanding N positions")
-    solver.add_argument("--budget-seconds", type=float, help="stop after S seconds")
+    solver.add_argument("--budget-seconds", type=float, help="stop after S seconds of CPU time")
     counter = commands.add_parser("perft", help="count the legal-move tree's leaves at a depth")
     counter.add_argument("variant", help="a variant slug, or a rules document .json file")
     seeds = counter.add_mutually_exclusive_group(required=True)

@@ -8,13 +8,18 @@ changed in place and changed back), with its own move generation, checked agains
   integer; piles the rules make interchangeable (tableau piles, reserves, foundations of the same
   rule) are sorted before the integers are packed into one bytes key;
 - safe automatic foundation moves (dominance), played as part of the move before them and never
-  searched as a choice; only provably safe ones are used when a ``lost`` result is possible;
+  searched as a choice; only provably safe ones are used when a ``lost`` result is possible
+  (where cards may come back from the foundations, only in one-deck games whose foundations
+  build up in suit, for a card whose lower cards are all up: ``_safe_returning``);
 - macro moves through the stock: with a stock dealing to a waste, the search never deals on its
   own: it plays "deal k times, then play the waste's top card", for every k of one stock cycle;
 - move ordering (foundation moves, reveals and emptied piles first), and never undoing the
   parent move;
-- a streamlined first pass with more aggressive automatic moves, which may only prove a win,
-  then the full search, whose exhaustion is a proof of loss.
+- passes that take turns by slices of work (positions made): a depth-first and a best-first
+  pass (the most promising position first, by ``promise``) with greedy automatic moves where
+  those differ from the safe ones, which may only prove a win, and the full search, whose
+  exhaustion is a proof of loss (where the greedy moves are the safe ones, the best-first pass
+  is a full search too). Budgets are counted on a clock the caller gives, CPU time by default.
 
 The line of a ``won`` result holds moves a player could send (no undo), and replays with the
 engine from the given position to a won one. Every call builds its own tables: there is no
@@ -23,9 +28,10 @@ mutable global state, so calls may run in several threads at once.
 
 from __future__ import annotations
 
+import heapq
 import time
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -41,6 +47,7 @@ from .rules import (
     Build,
     Direction,
     Kind,
+    PileRule,
     Return,
     SuitRule,
     Variant,
@@ -48,8 +55,16 @@ from .rules import (
 from .state import Pile, State
 
 Outcome = Literal["won", "lost", "unknown"]
+# What a pass ends with: its outcome and, if won, the undo logs of the line's moves.
+_Found = tuple[Outcome, "list[list[tuple[str, object]]] | None"]
 DEFAULT_NODES = 1_000_000
 DEFAULT_SECONDS = 60.0
+# The best-first pass keeps the positions it has yet to expand; past this many it gives way
+# to the depth-first pass (about 200 bytes each).
+MAX_FRONTIER = 1_000_000
+# What each card above the nearest card a foundation takes next costs the best-first pass's
+# estimate (a card on a foundation earns 12, a card on one it does not build on costs 3).
+PROMISE_DEPTH = 6
 
 # An internal move: (deals first, source, target, count). ``source`` DEAL or REDEAL marks those
 # moves; a transfer with ``deals`` > 0 is a stock macro: deal that many times, then transfer.
@@ -60,6 +75,9 @@ REDEAL = -2
 # (greedy, used only to find wins).
 SAFE = 1
 AGGRESSIVE = 2
+# The provably safe rule applied even where a card may come back from a foundation or a redeal
+# gathers the tableau: likely safe there, so used only to find wins.
+LIKELY = 3
 
 
 @dataclass(frozen=True)
@@ -68,14 +86,17 @@ class SolveResult:
 
     ``outcome`` is ``"won"`` (``line`` is a complete winning line from the position),
     ``"lost"`` (the whole reachable game was searched: no line wins) or ``"unknown"`` (a budget
-    ran out; ``line`` is None). ``nodes`` counts the positions expanded, ``seconds`` the wall
-    time spent.
+    ran out; ``line`` is None). ``nodes`` counts the positions expanded, ``seconds`` the time
+    spent, on the clock ``solve`` was given (CPU time by default). ``made`` counts every
+    position made by a move and looked up in the transposition table (the expanded ones, and
+    those found already searched).
     """
 
     outcome: Outcome
     line: list[AnyMove] | None
     nodes: int
     seconds: float
+    made: int = 0
 
 
 class _Budget(Exception):
@@ -192,6 +213,45 @@ class _Rules:
         self.reserve_dealt = stock is not None and stock.deal_to is Kind.RESERVE
         self.reserve_refill = len(self.reserves) > 1 and bool(refills & set(self.reserves))
         self.sound_autos = self.back is Return.NONE
+        # Where cards may come back from the foundations, a foundation move is still provably
+        # safe in a one-deck game whose foundations all build up in suit from the Ace, with no
+        # stock, refill, redeal or sequence moves, when every lower card is on the foundations
+        # and no card but those can lie on it (see ``_safe_returning``).
+        self.lower: tuple[tuple[int, ...], ...] = ((),) * CARDS_PER_DECK
+        self.returning_safe = self._returning_safe_cards(variant, piles, refills)
+        # Snapshots hold pile sizes and cards in bytes where they fit.
+        redeals = variant.initial_redeals
+        small = self.total < 255 and (redeals is None or redeals < 254)
+        self.packing = "B" if small else "H"
+
+    def _returning_safe_cards(
+        self, variant: Variant, piles: tuple[PileRule, ...], refills: set[int]
+    ) -> tuple[bool, ...]:
+        """Return, for each card, whether ``_safe_returning`` may play it (all False where the
+        rules are not of the kind its proof is for)."""
+        never = (False,) * CARDS_PER_DECK
+        foundation_rules = {(piles[i].build, piles[i].base_rank) for i in self.foundations}
+        if (
+            self.back is Return.NONE
+            or self.decks != 1
+            or variant.stock is not None
+            or self.redeal_hook is not None
+            or refills
+            or any(self.sequences)
+            or len(self.foundations) != 4
+            or foundation_rules != {(Build(Direction.UP, SuitRule.SAME, False), 1)}
+        ):
+            return never
+        self.lower = tuple(
+            tuple(x for x in range(CARDS_PER_DECK) if RANK_OF[x] < RANK_OF[c])
+            for c in range(CARDS_PER_DECK)
+        )
+        out = []
+        for c in range(CARDS_PER_DECK):
+            # No card outside the lower ones and c may lie on one of them or on c.
+            below = set(self.lower[c]) | {c}
+            out.append(all(u in below for t in below for u in self.tsucc[t]))
+        return tuple(out)
 
 
 class _Position:
@@ -423,8 +483,11 @@ class _Position:
         self.ids[s] = self._intern(s)
         self.ids[d] = self._intern(d)
 
-    def deal(self) -> object:
-        """Deal from the stock (or turn the waste over); return what ``undeal`` needs."""
+    def deal(self, keys: bool = True) -> object:
+        """Deal from the stock (or turn the waste over); return what ``undeal`` needs.
+
+        With ``keys`` False, a deal to the waste leaves the stock's and waste's keys stale, for
+        ``rekey_stock`` to renew after a run of deals."""
         r = self.r
         assert r.stock is not None and r.stock_rule is not None
         cards = self.cards
@@ -446,8 +509,8 @@ class _Position:
                 if self.redeals > 0:
                     self.redeals -= 1
                 record = 0
-            self.ids[r.stock] = self._intern(r.stock)
-            self.ids[r.waste] = self._intern(r.waste)
+            if keys:
+                self.rekey_stock()
             return record
         targets = r.tableau if r.stock_rule.deal_to is Kind.TABLEAU else r.reserves
         given = []
@@ -461,7 +524,14 @@ class _Position:
         self.ids[r.stock] = self._intern(r.stock)
         return given
 
-    def undeal(self, record: object) -> None:
+    def rekey_stock(self) -> None:
+        """Renew the keys of the stock and the waste."""
+        r = self.r
+        assert r.stock is not None and r.waste is not None
+        self.ids[r.stock] = self._intern(r.stock)
+        self.ids[r.waste] = self._intern(r.waste)
+
+    def undeal(self, record: object, keys: bool = True) -> None:
         r = self.r
         assert r.stock is not None
         cards = self.cards
@@ -478,8 +548,8 @@ class _Position:
                 if self.redeals >= 0:
                     self.redeals += 1
             self.hidden[r.stock] = len(stock)
-            self.ids[r.stock] = self._intern(r.stock)
-            self.ids[r.waste] = self._intern(r.waste)
+            if keys:
+                self.rekey_stock()
             return
         assert isinstance(record, list)
         for i in reversed(record):
@@ -519,6 +589,83 @@ class _Position:
         piles, redeals = record
         self._load(piles, redeals)
 
+    def snapshot(self) -> bytes:
+        """Return the position packed as bytes, for ``restore``."""
+        out = array(self.r.packing, (self.redeals + 1,))
+        for pile, hidden in zip(self.cards, self.hidden, strict=True):
+            out.append(len(pile))
+            out.append(hidden)
+            out.extend(pile)
+        return out.tobytes()
+
+    def restore(self, packed: bytes) -> None:
+        """Set the position to one ``snapshot`` packed."""
+        values = array(self.r.packing)
+        values.frombytes(packed)
+        self.redeals = values[0] - 1
+        at = 1
+        cards = self.cards
+        for i in range(self.r.n):
+            n = values[at]
+            self.hidden[i] = values[at + 1]
+            at += 2
+            cards[i] = values[at : at + n].tolist()
+            at += n
+            self.ids[i] = self._intern(i)
+        self.onf = [0] * CARDS_PER_DECK
+        infound = 0
+        for i in self.r.foundations:
+            infound += len(cards[i])
+            for c in cards[i]:
+                self.onf[c] += 1
+        self.infound = infound
+
+    def promise(self) -> int:
+        """Return how near the position looks to a win (higher is nearer): cards on the
+        foundations, less the cards that lie on one they do not build on and the depth of the
+        cards the foundations take next, plus empty piles."""
+        r = self.r
+        cards = self.cards
+        table = r.tbuilds
+        score = 12 * self.infound
+        depth: dict[int, int] = {}
+        for t in r.tableau:
+            pile = cards[t]
+            if not pile:
+                score += 4
+                continue
+            n = len(pile) - 1
+            previous = pile[0]
+            depth[previous] = min(depth.get(previous, n), n)
+            for i in range(1, n + 1):
+                c = pile[i]
+                if not table[previous * CARDS_PER_DECK + c]:
+                    score -= 3
+                d = n - i
+                if depth.get(c, d) >= d:
+                    depth[c] = d
+                previous = c
+        for t in r.reserves:
+            pile = cards[t]
+            n = len(pile) - 1
+            score -= 2 * (n + 1)
+            for i, c in enumerate(pile):
+                d = n - i
+                if depth.get(c, d) >= d:
+                    depth[c] = d
+        for f in r.foundations:
+            pile = cards[f]
+            if len(pile) >= FOUNDATION_LIMIT:
+                continue
+            nearest = 99
+            for c in r.succ[f][pile[-1]] if pile else r.base_cards[f]:
+                d = depth.get(c, 99)
+                if d < nearest:
+                    nearest = d
+            if nearest < 99:
+                score -= PROMISE_DEPTH * nearest
+        return score
+
     # --- automatic foundation moves -------------------------------------------------------
 
     def _future_accepts(self, f: int, c: int) -> bool:
@@ -551,6 +698,23 @@ class _Position:
             distance %= 13
         return 1 <= distance <= FOUNDATION_LIMIT - n
 
+    def _safe_returning(self, c: int) -> bool:
+        """Return whether playing ``c`` to its foundation can never lose a win, though cards
+        may come back from the foundations (rules as ``_Rules.returning_safe`` checks).
+
+        Every card of lower rank is on the foundations, and only those can lie on ``c`` or on
+        each other. Take any winning line from the position before the move, and leave out its
+        moves of ``c`` and of the lower cards: what is left is legal after the move and wins.
+        Its other cards never lie on the cards left out, nor those on them (only lower cards
+        can), so each is on top in the same piles as before; a foundation then holds the same
+        cards or those it held plus the lower ones and ``c``, so it takes the same cards and
+        shows the same top when one of the other cards leaves it.
+        """
+        if not self.r.returning_safe[c]:
+            return False
+        onf = self.onf
+        return all(onf[x] for x in self.r.lower[c])
+
     def _safe(self, c: int) -> bool:
         """Return whether playing ``c`` to a foundation now can never lose a win."""
         onf = self.onf
@@ -568,10 +732,13 @@ class _Position:
         from a foundation, and no redeal hook will gather the tableau again.
         """
         r = self.r
+        safe = self._safe
         if mode == SAFE and (
             r.back is not Return.NONE or (r.redeal_hook is not None and self.redeals != 0)
         ):
-            return
+            if not any(r.returning_safe):
+                return
+            safe = self._safe_returning
         cards = self.cards
         hidden = self.hidden
         while self.infound != r.total:
@@ -589,7 +756,7 @@ class _Position:
                 if not pile or hidden[s] >= len(pile):
                     continue
                 target = wanted.get(pile[-1])
-                if target is not None and (mode == AGGRESSIVE or self._safe(pile[-1])):
+                if target is not None and (mode == AGGRESSIVE or safe(pile[-1])):
                     records.append(self.transfer(s, target, 1))
                     break
             else:
@@ -614,6 +781,10 @@ class _Search:
         self.pos = pos
         self.use_autos = autos
         self.nodes = 0
+        # The work done, in positions made (a best-first one counts thrice: it is also packed
+        # and rated): the passes take turns by it.
+        self.work = 0
+        self.made = 0
         self.nodes_left = nodes_left
         self.deadline = deadline
         self.clock = clock
@@ -633,6 +804,7 @@ class _Search:
         cards = pos.cards
         hidden = pos.hidden
         tableau_free = r.redeal_hook is None and not r.tableau_dealt
+        returns_undone = self.use_autos == AGGRESSIVE
         scored: list[tuple[int, IMove]] = []
         for move in moves:
             j, s, d, k = move
@@ -641,6 +813,8 @@ class _Search:
                 continue
             if parent is not None and parent[1] == d and parent[2] == s and parent[3] == k:
                 continue  # undoes the parent move
+            if returns_undone and r.is_foundation[s] and not r.is_foundation[d]:
+                continue  # the automatic moves would play the card straight back
             left = len(cards[s]) - k
             if tableau_free and left == 0 and r.is_tableau[s] and r.is_tableau[d] and not cards[d]:
                 continue  # a whole pile onto an empty one: the same position
@@ -667,32 +841,43 @@ class _Search:
         """Return "deal j times, then play the waste's top" for every j of one stock cycle."""
         pos = self.pos
         r = pos.r
-        assert r.waste is not None
-        records: list[object] = []
-        out: list[IMove] = []
+        assert r.waste is not None and r.stock is not None and r.stock_rule is not None
+        # The deals are played on copies of the stock and the waste, as ``deal`` plays them.
+        stock = list(pos.cards[r.stock])
+        waste = list(pos.cards[r.waste])
+        redeals = pos.redeals
+        per_deal = r.stock_rule.cards
         w = r.waste
+        out: list[IMove] = []
+        j = 0
         recycles = 0
-        while pos.can_deal():
-            record = pos.deal()
-            records.append(record)
-            if record == 0:
+        while True:
+            if stock:
+                for _ in range(min(per_deal, len(stock))):
+                    waste.append(stock.pop())
+            elif waste and redeals != 0:
+                waste.reverse()
+                stock, waste = waste, []
+                if redeals > 0:
+                    redeals -= 1
                 recycles += 1
                 if recycles == 2:
                     break
-            waste = pos.cards[w]
+            else:
+                break
+            j += 1
             if waste:
-                j = len(records)
                 for d in acc.get(waste[-1], ()):
                     out.append((j, w, d, 1))
                 for d in any_empty:
                     out.append((j, w, d, 1))
-        for record in reversed(records):
-            pos.undeal(record)
         return out
 
     def apply(self, move: IMove) -> list[tuple[str, object]]:
         """Play ``move`` and the automatic moves after it; return the undo log."""
         pos = self.pos
+        self.work += 1
+        self.made += 1
         j, s, d, k = move
         log: list[tuple[str, object]] = []
         if s == DEAL:
@@ -700,8 +885,10 @@ class _Search:
         elif s == REDEAL:
             log.append(("r", pos.redeal()))
         else:
-            for _ in range(j):
-                log.append(("d", pos.deal()))
+            if j:
+                for _ in range(j):
+                    log.append(("d", pos.deal(False)))
+                pos.rekey_stock()
             log.append(("t", pos.transfer(s, d, k)))
         if self.use_autos:
             autos: list[tuple[int, int, int, int, int, int]] = []
@@ -711,17 +898,44 @@ class _Search:
 
     def undo(self, log: list[tuple[str, object]]) -> None:
         pos = self.pos
+        waste_deals = False
         for kind, record in reversed(log):
             if kind == "t":
                 assert isinstance(record, tuple)
                 pos.untransfer(record)
             elif kind == "d":
-                pos.undeal(record)
+                if isinstance(record, int):
+                    pos.undeal(record, False)
+                    waste_deals = True
+                else:
+                    pos.undeal(record)
             else:
                 pos.unredeal(record)
+        if waste_deals:
+            pos.rekey_stock()
 
     def run(self) -> tuple[Outcome, list[list[tuple[str, object]]] | None]:
-        """Search from the position; return the outcome and, if won, the logs of the line."""
+        """Search from the position within the pass's budget; return the outcome and, if won,
+        the logs of the line. Raise ``_Budget`` when the budget runs out first."""
+        steps = self.steps()
+        check = 0
+        try:
+            while True:
+                next(steps)
+                if self.nodes >= self.nodes_left:
+                    raise _Budget
+                check += 1
+                if check >= 64:
+                    check = 0
+                    if self.clock() >= self.deadline:
+                        raise _Budget
+        except StopIteration as stop:
+            result: _Found = stop.value
+            return result
+
+    def steps(self) -> Generator[None, None, _Found]:
+        """Search from the position, yielding after each position expanded; return the
+        outcome and, if won, the logs of the line (as ``StopIteration.value``)."""
         pos = self.pos
         root_log: list[tuple[str, object]] = []
         if self.use_autos:
@@ -732,10 +946,10 @@ class _Search:
             return "won", [root_log]
         self.seen.add(pos.key())
         self.nodes += 1
+        yield
         logs: list[list[tuple[str, object]]] = [root_log]
         stack: list[tuple[IMove | None, list[IMove]]] = [(None, self.children(None))]
         seen = self.seen
-        check = 0
         while stack:
             _, todo = stack[-1]
             if not todo:
@@ -753,13 +967,7 @@ class _Search:
             if pos.won:
                 return "won", logs
             self.nodes += 1
-            if self.nodes >= self.nodes_left:
-                raise _Budget
-            check += 1
-            if check >= 256:
-                check = 0
-                if self.clock() >= self.deadline:
-                    raise _Budget
+            yield
             # A plain transfer that revealed nothing may be undone at once only to come back:
             # skip that child.
             parent = None
@@ -770,6 +978,61 @@ class _Search:
                     parent = move
             stack.append((parent, self.children(parent)))
         return "lost", None
+
+
+class _BestFirst(_Search):
+    """A best-first pass: the most promising position found so far is expanded next.
+
+    It finds wins in far fewer positions than the depth-first pass where a deal's space is
+    large, but keeps every position it has yet to expand. Like the depth-first pass, it has
+    searched every reachable position when it ends without a win.
+    """
+
+    def steps(self) -> Generator[None, None, _Found]:
+        pos = self.pos
+        root_log: list[tuple[str, object]] = []
+        if self.use_autos:
+            autos: list[tuple[int, int, int, int, int, int]] = []
+            pos.autos(autos, self.use_autos)
+            root_log.extend(("t", record) for record in autos)
+        if pos.won:
+            return "won", [root_log]
+        seen = self.seen
+        seen.add(pos.key())
+        # For each position found: its parent's number and the log of the move to it.
+        parents: list[tuple[int, list[tuple[str, object]]]] = [(-1, root_log)]
+        frontier: list[tuple[int, int, bytes]] = [(0, 0, pos.snapshot())]
+        while frontier:
+            _, number, packed = heapq.heappop(frontier)
+            pos.restore(packed)
+            self.nodes += 1
+            yield
+            for move in self.children(None):
+                log = self.apply(move)
+                key = pos.key()
+                if key not in seen:
+                    seen.add(key)
+                    parents.append((number, log))
+                    self.work += 2
+                    if pos.won:
+                        return "won", self._path(parents, len(parents) - 1)
+                    heapq.heappush(frontier, (-pos.promise(), len(parents) - 1, pos.snapshot()))
+                    if len(frontier) > MAX_FRONTIER:
+                        self.undo(log)
+                        raise _Budget
+                self.undo(log)
+        return "lost", None
+
+    @staticmethod
+    def _path(
+        parents: list[tuple[int, list[tuple[str, object]]]], number: int
+    ) -> list[list[tuple[str, object]]]:
+        logs = []
+        while number >= 0:
+            number, log = parents[number]
+            logs.append(log)
+        logs.reverse()
+        return logs
 
 
 def _line(rules: _Rules, logs: list[list[tuple[str, object]]]) -> list[AnyMove]:
@@ -793,14 +1056,17 @@ def solve(
     *,
     budget_nodes: int | None = None,
     budget_seconds: float | None = None,
+    clock: Callable[[], float] = time.process_time,
 ) -> SolveResult:
     """Search ``state`` with full information and return a ``SolveResult``.
 
     Solve a deal with ``solve(deal(variant, seed))``. ``budget_nodes`` bounds the positions
-    expanded, ``budget_seconds`` the wall time; give either or both. Without either, the search
-    stops at 1,000,000 nodes or 60 s. When a budget runs out, the outcome is ``"unknown"``.
+    expanded, ``budget_seconds`` the seconds of ``clock``; give either or both. Without either,
+    the search stops at 1,000,000 nodes or 60 s. When a budget runs out, the outcome is
+    ``"unknown"``. ``clock`` defaults to the CPU time of the process (``time.process_time``), so
+    a budget means the same work on a busy machine; a caller whose budget is a wait (a request)
+    passes a wall clock such as ``time.monotonic``.
     """
-    clock = time.perf_counter
     start = clock()
     if budget_nodes is None and budget_seconds is None:
         budget_nodes, budget_seconds = DEFAULT_NODES, DEFAULT_SECONDS
@@ -809,38 +1075,57 @@ def solve(
     if state.won:
         return SolveResult("won", [], 0, clock() - start)
     rules = _Rules(state.variant, state.base_rank)
-    # The streamlined pass plays automatic moves that are only likely safe: it may prove a
-    # win, never a loss. It is needed only where such moves differ from the provably safe ones.
-    passes = [SAFE]
-    if rules.back is not Return.NONE or rules.redeal_hook is not None:
-        passes = [AGGRESSIVE, SAFE]
+    # The passes take turns, each making its quantum of positions in a turn, so a deal one of
+    # them wins quickly is won quickly. The streamlined passes play automatic moves that are
+    # only likely safe: they may prove a win, never a loss; they are needed only where such
+    # moves differ from the provably safe ones. A best-first pass and a depth-first one find
+    # different wins, so both run; the full search, whose exhaustion proves a loss, runs beside.
+    passes: list[tuple[type[_Search], int, int]]
+    if rules.back is Return.NONE and rules.redeal_hook is None:
+        passes = [(_BestFirst, SAFE, 4096), (_Search, SAFE, 4096)]
+    else:
+        passes = [
+            (_Search, AGGRESSIVE, 4096),
+            (_BestFirst, AGGRESSIVE, 4096),
+            (_Search, SAFE, 2048),
+        ]
+    running = []
+    for kind, autos, quantum in passes:
+        search = kind(_Position(rules, state), autos=autos, nodes_left=0, deadline=0, clock=clock)
+        running.append((search, search.steps(), autos, quantum))
+    searches = [turn[0] for turn in running]
+
+    def made() -> int:
+        return sum(search.made for search in searches)
+
     nodes = 0
-    for index, autos in enumerate(passes):
-        last = index == len(passes) - 1
-        share = nodes_limit - nodes
-        pass_deadline = deadline
-        if not last:
-            share = max(1, share // 2)
-            pass_deadline = start + (deadline - start) / 2
-        search = _Search(
-            _Position(rules, state),
-            autos=autos,
-            nodes_left=share,
-            deadline=pass_deadline,
-            clock=clock,
-        )
-        try:
-            outcome, logs = search.run()
-        except _Budget:
-            nodes += search.nodes
-            continue
-        nodes += search.nodes
-        if outcome == "won":
-            assert logs is not None
-            return SolveResult("won", _line(rules, logs), nodes, clock() - start)
-        if autos == SAFE:
-            return SolveResult("lost", None, nodes, clock() - start)
-    return SolveResult("unknown", None, nodes, clock() - start)
+    check = 0
+    while running:
+        for turn in list(running):
+            search, steps, autos, quantum = turn
+            until = search.work + quantum
+            try:
+                while search.work < until:
+                    next(steps)
+                    nodes += 1
+                    if nodes >= nodes_limit:
+                        return SolveResult("unknown", None, nodes, clock() - start, made())
+                    check += 1
+                    if check >= 64:
+                        check = 0
+                        if clock() >= deadline:
+                            return SolveResult("unknown", None, nodes, clock() - start, made())
+            except StopIteration as stop:
+                outcome, logs = stop.value
+                if outcome == "won":
+                    assert logs is not None
+                    return SolveResult("won", _line(rules, logs), nodes, clock() - start, made())
+                if autos == SAFE:
+                    return SolveResult("lost", None, nodes, clock() - start, made())
+                running.remove(turn)
+            except _Budget:
+                running.remove(turn)
+    return SolveResult("unknown", None, nodes, clock() - start, made())
 
 
 __all__ = ["SolveResult", "solve"]

@@ -80,7 +80,7 @@ def _certify(variant: Variant, date: dt.date, seconds: float | None) -> dict[str
     for attempt in range(max(1, settings.DEAL_ATTEMPTS)):
         seed = daily_seed(_deal_secret(), variant.slug, date.isoformat(), attempt)
         started = time.monotonic()
-        result = solve(deal(rules, seed), budget_seconds=budget)
+        result = solve(deal(rules, seed), budget_seconds=budget, clock=time.monotonic)
         logger.info(
             "%s %s attempt %d: %s in %d positions, %.1f s",
             variant.slug,

@@ -22,7 +22,19 @@ from games.engine import (
     solve,
     state_to_json,
 )
-from games.engine.solver import DEAL, REDEAL, IMove, _Position, _Rules
+from games.engine.solver import (
+    AGGRESSIVE,
+    DEAL,
+    REDEAL,
+    SAFE,
+    IMove,
+    _BestFirst,
+    _Budget,
+    _line,
+    _Position,
+    _Rules,
+    _Search,
+)
 from tests.engine.conftest import engine
 
 CASTILE_FOUNDATIONS = """
@@ -132,6 +144,94 @@ def test_a_foundation_move_a_card_is_needed_for_is_not_forced(table) -> None:
     assert replays_to_a_win(state, result.line)
 
 
+def test_castiles_foundation_moves_are_played_for_the_card_only_lower_cards_lie_on(table) -> None:
+    # given: every Ace and Two is up, so nothing but those can lie on the Three of Clubs;
+    # Threes are still out, so the Four of Hearts has cards it may yet be needed for
+    castile = table("castile")
+    state = castile.position(
+        """
+        foundation-0  AC 2C
+        foundation-1  AD 2D
+        foundation-2  AH 2H
+        foundation-3  AS 2S
+        tableau-0     3H 3S 3D 4H 3C
+        """
+    )
+    rules = _Rules(state.variant, state.base_rank)
+    position = _Position(rules, state)
+    played: list[tuple[int, int, int, int, int, int]] = []
+
+    # when: the automatic moves of the full search, though cards may come back in Castile
+    position.autos(played, SAFE)
+
+    # then: the Three of Clubs goes up by itself, and the Four of Hearts stays
+    assert [record[:3] for record in played] == [(4, 0, 1)]
+    assert position.cards[4][-1] == state.pile("tableau-0").cards[-2]
+
+
+def test_foundation_moves_of_other_games_with_returns_are_never_played_by_the_full_search():
+    for slug in ["caprice", "box-kite", "quadruple-canfield"]:
+        state = deal(builtin_variant(slug), practice_seed("bench-0"))
+        rules = _Rules(state.variant, state.base_rank)
+        position = _Position(rules, state)
+        played: list[tuple[int, int, int, int, int, int]] = []
+
+        position.autos(played, SAFE)
+
+        assert not any(rules.returning_safe)
+        assert played == []
+
+
+RANKS = "A23456789TJQK"
+
+
+def _castile_endgame(rng: random.Random) -> str:
+    """Return a Castile board with each suit up to a random rank and the rest dealt at random
+    on the reserves, the fans empty (so that some are lost)."""
+    lines = []
+    rest = []
+    for f, suit in enumerate("CDHS"):
+        up = rng.randint(7, 10)
+        lines.append(f"foundation-{f} " + " ".join(r + suit for r in RANKS[:up]))
+        rest += [r + suit for r in RANKS[up:]]
+    rng.shuffle(rest)
+    piles = [f"reserve-{i}" for i in range(4)]
+    dealt: dict[str, list[str]] = {}
+    for card in rest:
+        dealt.setdefault(rng.choice(piles), []).append(card)
+    lines += [f"{pile} " + " ".join(cards) for pile, cards in dealt.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _full_search(state: State, *, autos: bool) -> str:
+    rules = _Rules(state.variant, state.base_rank)
+    if not autos:
+        rules.returning_safe = (False,) * len(rules.returning_safe)
+    search = _Search(
+        _Position(rules, state), autos=SAFE, nodes_left=300_000, deadline=1e18, clock=float
+    )
+    outcome, _ = search.run()
+    return outcome
+
+
+def test_the_full_search_with_its_automatic_moves_agrees_with_one_without(table) -> None:
+    # given: random Castile endgames, where cards may come back from the foundations
+    castile = table("castile")
+    rng = random.Random("castile endgames")
+    outcomes = []
+    for _ in range(40):
+        state = castile.position(_castile_endgame(rng))
+
+        # when: the pass that proves losses, with and without its automatic foundation moves
+        with_autos = _full_search(state, autos=True)
+        without = _full_search(state, autos=False)
+
+        # then
+        assert with_autos == without
+        outcomes.append(with_autos)
+    assert {"won", "lost"} <= set(outcomes)
+
+
 @pytest.mark.parametrize("slug", ["quadruple-canfield", "capricieuse"])
 def test_won_lines_of_deals_replay_to_won_positions(slug: str) -> None:
     for text in ("bench-0", "bench-3"):
@@ -143,6 +243,8 @@ def test_won_lines_of_deals_replay_to_won_positions(slug: str) -> None:
         assert result.line is not None
         assert replays_to_a_win(state, result.line)
         assert result.nodes > 0
+        # every expanded position but the passes' roots was made by a move
+        assert result.made >= result.nodes - 3
 
 
 def test_a_budget_that_runs_out_gives_unknown() -> None:
@@ -153,6 +255,148 @@ def test_a_budget_that_runs_out_gives_unknown() -> None:
     assert result.outcome == "unknown"
     assert result.line is None
     assert result.nodes <= 50
+
+
+def test_the_budget_is_counted_on_the_clock_the_caller_gives() -> None:
+    # given: a clock that moves on a second each time it is read, and a hard deal
+    state = deal(builtin_variant("box-kite"), practice_seed("bench-0"))
+    ticks = iter(range(1_000_000))
+
+    # when
+    result = solve(state, budget_seconds=3, clock=lambda: float(next(ticks)))
+
+    # then: the search stops after a few readings of that clock, however fast it runs
+    assert result.outcome == "unknown"
+    assert 3 <= result.seconds <= 10
+    assert next(ticks) < 20
+
+
+def _one_pass(kind: type[_Search], state: State, autos: int) -> tuple[str, list[AnyMove]]:
+    rules = _Rules(state.variant, state.base_rank)
+    search = kind(
+        _Position(rules, state), autos=autos, nodes_left=100_000, deadline=1e18, clock=float
+    )
+    outcome, logs = search.run()
+    return outcome, _line(rules, logs or [])
+
+
+@pytest.mark.parametrize("kind", [_BestFirst, _Search])
+def test_each_pass_alone_wins_the_forced_win_and_exhausts_the_lost_position(table, kind) -> None:
+    # given
+    castile, canfield = table("castile"), table("canfield")
+    won = castile.position(CASTILE_FOUNDATIONS + "tableau-0  JH QH\ntableau-1  KC\ntableau-2  KH\n")
+    lost = canfield.position(
+        CANFIELD_FOUNDATIONS.replace("9H TH", "9H TH JH")
+        + "tableau-0 JS\ntableau-1 9S TS QS\ntableau-2 QH KS\ntableau-3 KH\n"
+    )
+
+    # when
+    won_outcome, line = _one_pass(kind, won, SAFE)
+    lost_outcome, _ = _one_pass(kind, lost, SAFE)
+
+    # then
+    assert won_outcome == "won"
+    assert replays_to_a_win(won, line)
+    assert lost_outcome == "lost"
+
+
+def test_the_greedy_pass_cannot_win_what_needs_a_card_kept_back_but_solve_does(table) -> None:
+    # given: the Jack of Hearts must stay down for the Queen of Spades; the greedy automatic
+    # moves play it up at once
+    canfield = table("canfield")
+    state = canfield.position(
+        CANFIELD_FOUNDATIONS
+        + "tableau-0 JS\ntableau-1 9S TS QS JH\ntableau-2 QH KS\ntableau-3 KH\n"
+    )
+
+    # when
+    greedy, _ = _one_pass(_BestFirst, state, AGGRESSIVE)
+    result = solve(state)
+
+    # then: the greedy pass's exhaustion is no proof; the full search wins
+    assert greedy == "lost"
+    assert result.outcome == "won"
+    assert result.line is not None
+    assert replays_to_a_win(state, result.line)
+
+
+@pytest.mark.parametrize("slug", launch_slugs())
+def test_a_snapshot_restores_the_position_it_was_taken_of(slug: str) -> None:
+    rng = random.Random(slug)
+    variant = builtin_variant(slug)
+    state = deal(variant, practice_seed("snapshot"))
+    position = _Position(_Rules(variant, state.base_rank), state)
+    packed = position.snapshot()
+    key = position.key()
+    for _ in range(30):
+        moves = position.legal()
+        if not moves:
+            break
+        _, source, target, count = rng.choice(moves)
+        if source == DEAL:
+            position.deal()
+        elif source == REDEAL:
+            position.redeal()
+        else:
+            position.transfer(source, target, count)
+
+    position.restore(packed)
+
+    assert position.to_state() == state
+    assert position.key() == key
+    assert position.won == state.won
+
+
+def test_a_budget_that_runs_out_in_every_pass_gives_unknown_not_lost() -> None:
+    state = deal(builtin_variant("castile"), practice_seed("bench-0"))
+
+    result = solve(state, budget_nodes=300)
+
+    assert result.outcome == "unknown"
+    assert result.nodes <= 300
+    with pytest.raises(_Budget):
+        _Search(
+            _Position(_Rules(state.variant, state.base_rank), state),
+            autos=SAFE,
+            nodes_left=10,
+            deadline=1e18,
+            clock=float,
+        ).run()
+
+
+@pytest.mark.parametrize("slug", ["canfield", "quadruple-canfield"])
+def test_stock_macros_are_the_waste_tops_the_engines_deals_reach(slug: str) -> None:
+    # given: positions along a random game of a variant whose stock deals to a waste
+    rng = random.Random(slug)
+    variant = builtin_variant(slug)
+    state = deal(variant, practice_seed("macros"))
+    for _ in range(25):
+        rules = _Rules(variant, state.base_rank)
+        search = _Search(_Position(rules, state), autos=SAFE, nodes_left=1, deadline=0, clock=float)
+        acc, any_empty = search.pos._accepting()
+
+        # when
+        macros = search._macros(acc, any_empty)
+
+        # then: each is j deals of the engine and a legal play of the waste's top; none missing
+        expected = set()
+        dealt, recycles = state, 0
+        for j in range(1, 500):
+            if Deal() not in legal_moves(dealt):
+                break
+            stock_before = dealt.pile(variant.ids[rules.stock]).cards
+            dealt = apply_move(dealt, Deal())
+            if not stock_before:
+                recycles += 1
+                if recycles == 2:
+                    break
+            for move in legal_moves(dealt):
+                if isinstance(move, Move) and move.source == variant.ids[rules.waste]:
+                    expected.add((j, variant.ids.index(move.target)))
+        assert {(j, target) for j, _, target, _ in macros} == expected
+        assert len(macros) == len(expected)
+        moves = legal_moves(state)
+        state = apply_move(state, rng.choice(moves)) if moves else state
 
 
 def _engine_move(state: State, move: IMove) -> AnyMove:
