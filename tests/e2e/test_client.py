@@ -85,7 +85,6 @@ def test_new_visitor_picks_a_nickname_and_plays_castile(new_page: Any) -> None:
     assert page.inner_text("#ply") == "1"
     assert shown_piles(page) == before
     assert fetch_game(page, game["id"])["ply"] == 1
-    page.screenshot(path="/tmp/e2e-play-castile.png")
 
 
 @pytest.mark.parametrize("variant", ["box-kite", "quadruple-canfield"])
@@ -115,7 +114,6 @@ def test_face_down_cards_are_drawn_as_backs_without_identity(new_page: Any, vari
         assert page.inner_text('.pile[data-pile="stock"] .badge') == "160"
         assert page.inner_text('.pile[data-pile="reserve-0"] .badge') == "39"
         assert page.locator("#deal").is_visible()
-    page.screenshot(path=f"/tmp/e2e-play-{variant}.png")
 
 
 def test_leaderboard_shows_another_players_resigned_game_live(new_page: Any, server: str) -> None:
@@ -146,4 +144,3 @@ def test_leaderboard_shows_another_players_resigned_game_live(new_page: Any, ser
     row.wait_for(timeout=15_000)
     assert "resigned" in row.inner_text()
     assert page.locator("#live-feed li", has_text=name).count() >= 1
-    page.screenshot(path="/tmp/e2e-leaderboard.png")

@@ -102,7 +102,6 @@ def test_a_finished_daily_shows_rank_streak_and_a_spoiler_free_share_text(new_pa
     assert lines[2] == "✖️ Resigned after 2 moves"
     assert re.fullmatch(r"🏅 Rank \d+ of \d+", lines[3])
     assert not CARD_CODE.search(text)
-    page.screenshot(path="/tmp/e2e-pages-result.png")
 
     # when they copy it, then the clipboard holds it
     page.click("#share-copy")
@@ -115,7 +114,6 @@ def test_a_finished_daily_shows_rank_streak_and_a_spoiler_free_share_text(new_pa
     status.wait_for()
     assert re.fullmatch(r"Resigned with \d+ cards? home · rank \d+ of \d+", status.inner_text())
     assert page.locator("#result-panel").count() == 0
-    page.screenshot(path="/tmp/e2e-pages-home.png")
     assert page.inner_text('li.deal[data-variant="caprice"] .my-status') == "Not started"
     assert page.locator('li.deal[data-variant="castile"] .certified dd').inner_text()
     assert page.get_attribute('li.deal[data-variant="castile"] a.rules-link', "href") == (
@@ -135,14 +133,12 @@ def test_a_finished_daily_shows_rank_streak_and_a_spoiler_free_share_text(new_pa
     assert history.locator("a.replay-link").count() == 1
     assert page.locator("#player-chart svg rect.bar").count() == 1
     assert "resigned" in page.locator("#chart-desc").text_content()
-    page.screenshot(path="/tmp/e2e-pages-player.png")
 
     # when they open the past days of Castile, then today links to its board
     page.goto("/#/days/castile")
     today = page.locator(f'#calendar a.day-link[data-date="{game["date"]}"]')
     today.wait_for()
     assert today.get_attribute("href") == f"#/daily/castile/{game['date']}"
-    page.screenshot(path="/tmp/e2e-pages-days.png")
     assert errors == []
 
 
@@ -259,5 +255,4 @@ def test_the_replay_viewer_steps_through_a_finished_game(new_page: Any) -> None:
     page.click("#replay-play")
     at(3)
     page.wait_for_selector("#replay-play[aria-pressed='false']")
-    page.screenshot(path="/tmp/e2e-pages-replay.png")
     assert errors == []
