@@ -192,6 +192,9 @@ WEBSOCKET_DATABASE_THREADS = config_env.env_int(ENV, "WEBSOCKET_DATABASE_THREADS
 DEAL_ATTEMPTS = config_env.env_int(ENV, "DEAL_ATTEMPTS", 5)
 DEAL_CERTIFY_SECONDS = float(ENV.get("DEAL_CERTIFY_SECONDS", "10"))
 HINT_SECONDS = float(ENV.get("HINT_SECONDS", "1"))
+# Child processes of each worker that search hints (games/services/hints.py); 0 searches in the
+# request's thread.
+HINT_PROCESSES = config_env.env_int(ENV, "HINT_PROCESSES", 1)
 
 REST_FRAMEWORK = {
     # Token first: DRF's 401 needs the first class to name a WWW-Authenticate scheme.

@@ -58,6 +58,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     headers: dict[str, str] = {}
     if isinstance(exc, ServiceError):
         body, code = exc.payload(), exc.code
+        if "retry_after" in exc.extra:
+            headers["Retry-After"] = str(exc.extra["retry_after"])
     else:
         if isinstance(exc, Http404):
             exc = exceptions.NotFound()

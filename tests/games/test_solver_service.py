@@ -161,10 +161,11 @@ def test_a_hint_is_a_legal_move_and_marks_the_game_assisted_for_good(join, setti
     assert game["assisted"] is False
 
 
-def test_an_assisted_result_ranks_after_every_unassisted_one(join, monkeypatch) -> None:
+def test_an_assisted_result_ranks_after_every_unassisted_one(join, monkeypatch, settings) -> None:
     # given Alice took a hint and Bob did not; both resign at once
     from games.services import hints
 
+    settings.HINT_PROCESSES = 0  # searched in the thread, where the fake solver is
     monkeypatch.setattr(
         hints,
         "solve",
@@ -210,10 +211,11 @@ def test_no_hint_for_another_players_game_a_finished_game_or_a_stranger(join) ->
     [("lost", "No winning line is left"), ("unknown", "No winning line was found")],
 )
 def test_a_hint_without_a_line_says_why_and_does_not_assist(
-    join, monkeypatch, outcome, detail
+    join, monkeypatch, settings, outcome, detail
 ) -> None:
     from games.services import hints
 
+    settings.HINT_PROCESSES = 0  # searched in the thread, where the fake solver is
     monkeypatch.setattr(hints, "solve", lambda state, **budget: SolveResult(outcome, None, 9, 0.0))
     alice = join("Alice")
     game = castile_daily(alice)

@@ -1,0 +1,211 @@
+"""Hints searched in the worker's process pool: off the event loop, bounded, and self-healing."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.db import database_sync_to_async
+from django.db import connections
+from rest_framework.test import APIClient
+
+from games import hintworker
+from games.engine import SolveResult, parse_move
+from games.models import Game, Player
+from games.services import hints
+from tests.games import hint_workers
+from tests.games.sockets import a_legal_move, receive
+
+
+@pytest.fixture
+def pool(settings):
+    """A fresh one-process pool for the test, stopped after it."""
+    settings.HINT_PROCESSES = 1
+    settings.HINT_SECONDS = 5
+    hints.hint_pool()  # drop a pool of another size
+    if hints._pool is not None:
+        hints._pool.shutdown()
+    hints._pool = None
+    yield
+    if hints._pool is not None:
+        hints._pool.shutdown()
+    hints._pool = None
+
+
+@pytest.fixture
+def in_thread_is_an_error(monkeypatch):
+    """Fail any search in the request's thread."""
+
+    def solve(state, **budget):
+        raise AssertionError("the hint was searched in the request's thread")
+
+    monkeypatch.setattr(hints, "solve", solve)
+
+
+def practice(client, seed: str = "bench-1") -> dict:
+    body = {"variant": "castile", "mode": "practice", "seed": seed}
+    return client.post("/api/games/", body, "json").json()
+
+
+def test_a_hint_comes_from_the_pool(join, pool, in_thread_is_an_error) -> None:
+    # given Alice's practice game of a deal the solver wins quickly
+    alice = join("Alice")
+    game = practice(alice)
+
+    # when she asks for a hint, with the request's thread forbidden to search
+    answer = alice.get(f"/api/games/{game['id']}/hint/")
+
+    # then a child found a move of a winning line, and the game is assisted
+    assert answer.status_code == 200, answer.json()
+    assert answer.json()["move"] is not None
+    assert Game.objects.get(pk=game["id"]).assisted is True
+
+
+def test_a_killed_child_is_answered_503_and_the_next_hint_gets_a_new_pool(
+    join, pool, monkeypatch
+) -> None:
+    # given the child dies while searching Alice's hint
+    alice = join("Alice")
+    game = practice(alice)
+    monkeypatch.setattr(hintworker, "search", hint_workers.die)
+
+    # when she asks, then asks again once children work again
+    broken = alice.get(f"/api/games/{game['id']}/hint/")
+    monkeypatch.setattr(hintworker, "search", hint_workers.deal_hint)
+    again = alice.get(f"/api/games/{game['id']}/hint/")
+
+    # then the first is a clear, retryable refusal that assists nothing; the second is served
+    assert broken.status_code == 503
+    assert broken.json()["error"] == "unavailable"
+    assert broken.headers["Retry-After"] == "1"
+    assert (again.status_code, again.json()["move"]) == (200, hint_workers.DEAL)
+    assert Game.objects.get(pk=game["id"]).assisted is True
+
+
+def test_a_search_past_its_deadline_is_no_hint_and_no_assist(
+    join, pool, settings, monkeypatch, tmp_path
+) -> None:
+    # given a child that answers only once released, and a tiny budget
+    settings.HINT_SECONDS = 0.01
+    alice = join("Alice")
+    game = practice(alice)
+    wait = functools.partial(hint_workers.wait_for_release, str(tmp_path))
+    monkeypatch.setattr(hintworker, "search", wait)
+
+    # when she asks
+    try:
+        answer = alice.get(f"/api/games/{game['id']}/hint/")
+    finally:
+        (tmp_path / "release").touch()
+
+    # then she is told none was found in time, and the game stays unassisted
+    assert answer.status_code == 200
+    assert answer.json()["move"] is None
+    assert answer.json()["detail"].startswith("No winning line was found")
+    assert Game.objects.get(pk=game["id"]).assisted is False
+
+
+def test_without_processes_the_hint_is_searched_in_the_thread(join, pool, monkeypatch) -> None:
+    # given a machine where no child process can be started
+    def cannot_start(self):
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(hints.HintPool, "_current", cannot_start)
+    monkeypatch.setattr(hints, "_processes_unavailable", False)
+    monkeypatch.setattr(
+        hints,
+        "solve",
+        lambda state, **budget: SolveResult("won", [parse_move(hint_workers.DEAL)], 1, 0.0),
+    )
+    alice = join("Alice")
+    game = practice(alice)
+
+    # when she asks, twice
+    first = alice.get(f"/api/games/{game['id']}/hint/")
+    second = alice.get(f"/api/games/{game['id']}/hint/")
+
+    # then both are searched in the thread, the pool not tried again
+    assert [first.json()["move"], second.json()["move"]] == [hint_workers.DEAL] * 2
+    assert hints._processes_unavailable is True
+
+
+# --- the event loop while a child searches ---------------------------------------------------
+
+
+def _ask_hint(game_id: str, token: str) -> Any:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    try:
+        return client.get(f"/api/games/{game_id}/hint/")
+    finally:
+        connections.close_all()  # this thread's, before it goes back to the executor
+
+
+def ask_hint(game_id: str, token: str) -> asyncio.Future:
+    """Start a hint request in a thread of its own, as the server runs a request's view."""
+    return asyncio.ensure_future(sync_to_async(_ask_hint, thread_sensitive=False)(game_id, token))
+
+
+async def until_started(folder: Path) -> None:
+    """Return once the child has begun the search (it writes ``started``)."""
+    for _ in range(2000):
+        if (folder / "started").exists():
+            return
+        await asyncio.sleep(0.005)
+    raise AssertionError("the child never started the search")
+
+
+@pytest.fixture
+def held_search(pool, monkeypatch, tmp_path):
+    """Make every search wait in the child until ``tmp_path / "release"`` exists."""
+    wait = functools.partial(hint_workers.wait_for_release, str(tmp_path))
+    monkeypatch.setattr(hintworker, "search", wait)
+    yield tmp_path
+    (tmp_path / "release").touch()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_socket_is_answered_while_a_hint_is_searched(
+    ws_connect: Any, game: Game, alice: tuple[Player, str], held_search: Path
+) -> None:
+    # given Alice's socket on her game, and her hint being searched by a child
+    socket = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+    await receive(socket)
+    hint = ask_hint(game.pk, alice[1])
+    await until_started(held_search)
+
+    # when she plays a move on the socket
+    await socket.send_json_to({"ply": 0, "move": await a_legal_move(game.pk)})
+    played = await receive(socket)
+
+    # then the move is answered while the hint is still being searched
+    assert played["type"] == "game" and played["game"]["ply"] == 1
+    assert not hint.done()
+    (held_search / "release").touch()
+    assert (await hint).status_code == 200
+    assert (await database_sync_to_async(Game.objects.get)(pk=game.pk)).assisted is True
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_saturated_pool_answers_429_at_once(
+    ws_connect: Any, game: Game, alice: tuple[Player, str], held_search: Path
+) -> None:
+    # given the pool's only child busy with Alice's first hint
+    first = ask_hint(game.pk, alice[1])
+    await until_started(held_search)
+
+    # when she asks again
+    second = await ask_hint(game.pk, alice[1])
+
+    # then the second is refused as busy, with when to retry, while the first is still searched
+    assert (second.status_code, second.json()["error"]) == (429, "rate_limited")
+    assert second.headers["Retry-After"] == "5"
+    assert not first.done()
+    (held_search / "release").touch()
+    assert (await first).status_code == 200
+    assert os.getpid() != int((held_search / "started").read_text())
