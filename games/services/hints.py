@@ -81,6 +81,28 @@ class HintPool:
                 self._executor = None
         executor.shutdown(wait=False, cancel_futures=True)
 
+    def _submit(self, task: Any, *args: Any) -> tuple[ProcessPoolExecutor, Future[Any]]:
+        """Submit ``task`` to the current pool, to a new one if that one is broken or shut."""
+        for attempt in range(2):
+            try:
+                executor = self._current()
+            except (OSError, NotImplementedError, ImportError) as error:  # no semaphores
+                raise PoolUnavailable(str(error)) from error
+            try:
+                return executor, executor.submit(task, *args)
+            except BrokenProcessPool:  # a child died between two hints
+                self._discard(executor)
+                if attempt:
+                    raise
+            except (OSError, NotImplementedError) as error:  # no process can be started
+                self._discard(executor)
+                raise PoolUnavailable(str(error)) from error
+            except RuntimeError:  # shut down by another thread since _current returned it
+                self._discard(executor)
+                if attempt:
+                    raise BrokenProcessPool("the hint pool was shut down") from None
+        raise AssertionError("unreachable")
+
     def run(self, task: Any, *args: Any, wait_seconds: float) -> Any:
         """Return ``task(*args)`` computed in a child, or None if it takes over ``wait_seconds``.
 
@@ -91,15 +113,10 @@ class HintPool:
         if not self._slots.acquire(blocking=False):
             raise PoolBusy
         try:
-            executor = self._current()
-            future: Future[Any] = executor.submit(task, *args)
-        except BrokenProcessPool:
+            executor, future = self._submit(task, *args)
+        except BaseException:
             self._slots.release()
-            self._discard(executor)
             raise
-        except (OSError, NotImplementedError, RuntimeError) as error:
-            self._slots.release()
-            raise PoolUnavailable(str(error)) from error
         # The slot is held until the child is done, even if the request stops waiting first.
         future.add_done_callback(lambda _: self._slots.release())
         try:
