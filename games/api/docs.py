@@ -54,6 +54,8 @@ _ERRORS = {
     ErrorCode.GAME_OVER: "The game is over.",
     ErrorCode.RATE_LIMITED: "Too many requests; retry after 'retry_after' seconds.",
     ErrorCode.METHOD_NOT_ALLOWED: "The path does not take this method.",
+    ErrorCode.UNAVAILABLE: "The service cannot answer this now (its database, or the process "
+    "that searched a hint); retry after 'Retry-After' seconds.",
 }
 
 

@@ -376,6 +376,7 @@ class GameHintView(ApiView):
             E.NOT_FOUND,
             E.GAME_OVER,
             E.RATE_LIMITED,
+            E.UNAVAILABLE,
         ),
     )
     def get(self, request: Request, game_id: str) -> Response:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -209,3 +211,29 @@ async def test_a_saturated_pool_answers_429_at_once(
     (held_search / "release").touch()
     assert (await first).status_code == 200
     assert os.getpid() != int((held_search / "started").read_text())
+
+
+def test_a_pool_that_broke_between_two_hints_is_replaced_before_the_search(
+    join, pool, monkeypatch
+) -> None:
+    # given the pool's child died while it was idle: the next submission finds the pool broken
+    real_submit = ProcessPoolExecutor.submit
+    refused: list[int] = []
+
+    def broken_once(self, *args, **kwargs):
+        if not refused:
+            refused.append(1)
+            raise BrokenProcessPool("a child process terminated abruptly")
+        return real_submit(self, *args, **kwargs)
+
+    monkeypatch.setattr(ProcessPoolExecutor, "submit", broken_once)
+    monkeypatch.setattr(hintworker, "search", hint_workers.deal_hint)
+    alice = join("Alice")
+    game = practice(alice)
+
+    # when she asks for a hint
+    answer = alice.get(f"/api/games/{game['id']}/hint/")
+
+    # then a new pool searched it
+    assert refused == [1]
+    assert (answer.status_code, answer.json()["move"]) == (200, hint_workers.DEAL)
