@@ -292,7 +292,7 @@ class _Position:
                 out.extend(sorted([ids[i] for i in group]))
         else:
             out.extend(ids[i] for i in r.foundations)
-        if settled and (not r.tableau_dealt or stock_empty):
+        if self.tableau_interchangeable():
             out.extend(sorted([ids[i] for i in r.tableau]))
         else:
             out.extend(ids[i] for i in r.tableau)
@@ -306,6 +306,13 @@ class _Position:
         if r.waste is not None:
             out.append(ids[r.waste])
         return array("I", out).tobytes()
+
+    def tableau_interchangeable(self) -> bool:
+        """Return whether the key sorts the tableau piles (the order of the piles cannot matter
+        any more: no redeal to come, and no stock that deals to them)."""
+        r = self.r
+        settled = r.redeal_hook is None or self.redeals == 0
+        return settled and (not r.tableau_dealt or r.stock is None or not self.cards[r.stock])
 
     @property
     def won(self) -> bool:
@@ -789,6 +796,9 @@ class _Search:
         self.deadline = deadline
         self.clock = clock
         self.seen: set[bytes] = set()
+        # Whether moves to an empty tableau pile other than the first are left out (off only
+        # in the tests that check the search against one without it).
+        self.one_empty_target = True
 
     def children(self, parent: IMove | None) -> list[IMove]:
         pos = self.pos
@@ -805,12 +815,23 @@ class _Search:
         hidden = pos.hidden
         tableau_free = r.redeal_hook is None and not r.tableau_dealt
         returns_undone = self.use_autos == AGGRESSIVE
+        # Where the key sorts the tableau, a move to one empty tableau pile makes the same
+        # position as the move to any other: only the first empty pile is tried (exact, so
+        # sound for a proof of loss).
+        first_empty = -1
+        if self.one_empty_target and pos.tableau_interchangeable():
+            for t in r.tableau:
+                if not cards[t]:
+                    first_empty = t
+                    break
         scored: list[tuple[int, IMove]] = []
         for move in moves:
             j, s, d, k = move
             if s < 0:
                 scored.append((9, move))
                 continue
+            if first_empty >= 0 and d != first_empty and r.is_tableau[d] and not cards[d]:
+                continue  # the same position as the move to the first empty pile
             if parent is not None and parent[1] == d and parent[2] == s and parent[3] == k:
                 continue  # undoes the parent move
             if returns_undone and r.is_foundation[s] and not r.is_foundation[d]:
