@@ -30,6 +30,7 @@ from games.engine.solver import (
     IMove,
     _BestFirst,
     _Budget,
+    _DeepBestFirst,
     _line,
     _Position,
     _Rules,
@@ -280,7 +281,7 @@ def _one_pass(kind: type[_Search], state: State, autos: int) -> tuple[str, list[
     return outcome, _line(rules, logs or [])
 
 
-@pytest.mark.parametrize("kind", [_BestFirst, _Search])
+@pytest.mark.parametrize("kind", [_BestFirst, _DeepBestFirst, _Search])
 def test_each_pass_alone_wins_the_forced_win_and_exhausts_the_lost_position(table, kind) -> None:
     # given
     castile, canfield = table("castile"), table("canfield")
@@ -552,3 +553,20 @@ def test_the_full_search_trying_one_empty_row_reaches_what_one_trying_each_reach
         made[0] += pruned.made
         made[1] += every.made
     assert made[0] < made[1]
+
+
+def test_the_deep_best_first_pass_weighs_buried_cards_the_foundations_need_twice() -> None:
+    # given: a Box Kite deal, whose next foundation cards lie under others
+    state = deal(builtin_variant("box-kite"), practice_seed("bench-0"))
+    rules = _Rules(state.variant, state.base_rank)
+    plain, deep, unweighted = (_Position(rules, state) for _ in range(3))
+    unweighted.depth_weight = 0
+
+    # when
+    _BestFirst(plain, autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float)
+    _DeepBestFirst(deep, autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float)
+
+    # then: the buried depth costs the deep estimate twice what it costs the plain one
+    cost = unweighted.promise() - plain.promise()
+    assert cost > 0
+    assert unweighted.promise() - deep.promise() == 2 * cost
