@@ -13,10 +13,12 @@ changed in place and changed back), with its own move generation, checked agains
   build up in suit, for a card whose lower cards are all up: ``_safe_returning``);
 - macro moves through the stock: with a stock dealing to a waste, the search never deals on its
   own: it plays "deal k times, then play the waste's top card", for every k of one stock cycle;
-- move ordering (foundation moves, reveals and emptied piles first), and never undoing the
-  parent move;
-- passes that take turns by slices of work (positions made): a depth-first and a best-first
-  pass (the most promising position first, by ``promise``) with greedy automatic moves where
+- move ordering (foundation moves, reveals and emptied piles first), never undoing the
+  parent move, and a move to an empty tableau pile tried on the first empty one only where
+  the key sorts the tableau (the same position);
+- passes that take turns by slices of work (positions made): a depth-first and two
+  best-first passes (the most promising position first, by ``promise``; the second weighs the
+  buried cards the foundations take next twice as heavily) with greedy automatic moves where
   those differ from the safe ones, which may only prove a win, and the full search, whose
   exhaustion is a proof of loss (where the greedy moves are the safe ones, the best-first pass
   is a full search too). Budgets are counted on a clock the caller gives, CPU time by default.
@@ -269,6 +271,8 @@ class _Position:
         self.infound = sum(len(self.cards[i]) for i in rules.foundations)
         self.intern: dict[tuple[tuple[int, ...], int], int] = {}
         self.ids = [self._intern(i) for i in range(rules.n)]
+        # What each card above the nearest card a foundation takes next costs ``promise``.
+        self.depth_weight = PROMISE_DEPTH
 
     # --- keys ----------------------------------------------------------------------------
 
@@ -292,7 +296,7 @@ class _Position:
                 out.extend(sorted([ids[i] for i in group]))
         else:
             out.extend(ids[i] for i in r.foundations)
-        if settled and (not r.tableau_dealt or stock_empty):
+        if self.tableau_interchangeable():
             out.extend(sorted([ids[i] for i in r.tableau]))
         else:
             out.extend(ids[i] for i in r.tableau)
@@ -306,6 +310,13 @@ class _Position:
         if r.waste is not None:
             out.append(ids[r.waste])
         return array("I", out).tobytes()
+
+    def tableau_interchangeable(self) -> bool:
+        """Return whether the key sorts the tableau piles (the order of the piles cannot matter
+        any more: no redeal to come, and no stock that deals to them)."""
+        r = self.r
+        settled = r.redeal_hook is None or self.redeals == 0
+        return settled and (not r.tableau_dealt or r.stock is None or not self.cards[r.stock])
 
     @property
     def won(self) -> bool:
@@ -663,7 +674,7 @@ class _Position:
                 if d < nearest:
                     nearest = d
             if nearest < 99:
-                score -= PROMISE_DEPTH * nearest
+                score -= self.depth_weight * nearest
         return score
 
     # --- automatic foundation moves -------------------------------------------------------
@@ -789,6 +800,9 @@ class _Search:
         self.deadline = deadline
         self.clock = clock
         self.seen: set[bytes] = set()
+        # Whether moves to an empty tableau pile other than the first are left out (off only
+        # in the tests that check the search against one without it).
+        self.one_empty_target = True
 
     def children(self, parent: IMove | None) -> list[IMove]:
         pos = self.pos
@@ -805,12 +819,23 @@ class _Search:
         hidden = pos.hidden
         tableau_free = r.redeal_hook is None and not r.tableau_dealt
         returns_undone = self.use_autos == AGGRESSIVE
+        # Where the key sorts the tableau, a move to one empty tableau pile makes the same
+        # position as the move to any other: only the first empty pile is tried (exact, so
+        # sound for a proof of loss).
+        first_empty = -1
+        if self.one_empty_target and pos.tableau_interchangeable():
+            for t in r.tableau:
+                if not cards[t]:
+                    first_empty = t
+                    break
         scored: list[tuple[int, IMove]] = []
         for move in moves:
             j, s, d, k = move
             if s < 0:
                 scored.append((9, move))
                 continue
+            if first_empty >= 0 and d != first_empty and r.is_tableau[d] and not cards[d]:
+                continue  # the same position as the move to the first empty pile
             if parent is not None and parent[1] == d and parent[2] == s and parent[3] == k:
                 continue  # undoes the parent move
             if returns_undone and r.is_foundation[s] and not r.is_foundation[d]:
@@ -1035,6 +1060,24 @@ class _BestFirst(_Search):
         return logs
 
 
+class _DeepBestFirst(_BestFirst):
+    """A best-first pass whose estimate weighs buried cards the foundations take next twice
+    as heavily: it wins other deals than the plain one, so both run where the greedy
+    automatic moves are used."""
+
+    def __init__(
+        self,
+        pos: _Position,
+        *,
+        autos: int,
+        nodes_left: int,
+        deadline: float,
+        clock: Callable[[], float],
+    ) -> None:
+        super().__init__(pos, autos=autos, nodes_left=nodes_left, deadline=deadline, clock=clock)
+        pos.depth_weight = 2 * PROMISE_DEPTH
+
+
 def _line(rules: _Rules, logs: list[list[tuple[str, object]]]) -> list[AnyMove]:
     ids = rules.variant.ids
     line: list[AnyMove] = []
@@ -1049,6 +1092,19 @@ def _line(rules: _Rules, logs: list[list[tuple[str, object]]]) -> list[AnyMove]:
                 s, d, k = record[0], record[1], record[2]
                 line.append(Move(ids[s], ids[d], k))
     return line
+
+
+def _passes(rules: _Rules) -> list[tuple[type[_Search], int, int]]:
+    """Return the passes ``solve`` runs for ``rules``: each one's kind, automatic moves and
+    quantum of work a turn."""
+    if rules.back is Return.NONE and rules.redeal_hook is None:
+        return [(_BestFirst, SAFE, 4096), (_Search, SAFE, 4096)]
+    return [
+        (_Search, AGGRESSIVE, 4096),
+        (_BestFirst, AGGRESSIVE, 4096),
+        (_DeepBestFirst, AGGRESSIVE, 4096),
+        (_Search, SAFE, 2048),
+    ]
 
 
 def solve(
@@ -1080,17 +1136,8 @@ def solve(
     # only likely safe: they may prove a win, never a loss; they are needed only where such
     # moves differ from the provably safe ones. A best-first pass and a depth-first one find
     # different wins, so both run; the full search, whose exhaustion proves a loss, runs beside.
-    passes: list[tuple[type[_Search], int, int]]
-    if rules.back is Return.NONE and rules.redeal_hook is None:
-        passes = [(_BestFirst, SAFE, 4096), (_Search, SAFE, 4096)]
-    else:
-        passes = [
-            (_Search, AGGRESSIVE, 4096),
-            (_BestFirst, AGGRESSIVE, 4096),
-            (_Search, SAFE, 2048),
-        ]
     running = []
-    for kind, autos, quantum in passes:
+    for kind, autos, quantum in _passes(rules):
         search = kind(_Position(rules, state), autos=autos, nodes_left=0, deadline=0, clock=clock)
         running.append((search, search.steps(), autos, quantum))
     searches = [turn[0] for turn in running]

@@ -30,6 +30,7 @@ from games.engine.solver import (
     IMove,
     _BestFirst,
     _Budget,
+    _DeepBestFirst,
     _line,
     _Position,
     _Rules,
@@ -280,7 +281,7 @@ def _one_pass(kind: type[_Search], state: State, autos: int) -> tuple[str, list[
     return outcome, _line(rules, logs or [])
 
 
-@pytest.mark.parametrize("kind", [_BestFirst, _Search])
+@pytest.mark.parametrize("kind", [_BestFirst, _DeepBestFirst, _Search])
 def test_each_pass_alone_wins_the_forced_win_and_exhausts_the_lost_position(table, kind) -> None:
     # given
     castile, canfield = table("castile"), table("canfield")
@@ -488,3 +489,84 @@ def test_the_solve_command_refuses_an_unknown_variant() -> None:
 
     assert result.returncode == 2
     assert "unknown variant" in result.stderr
+
+
+def _beleaguered_endgame_one_card_short(rng: random.Random) -> str:
+    """Return a Beleaguered Castle board with each suit up to a random rank and the rest but
+    one card dealt at random on six of the eight rows: no line wins, so a search visits every
+    position it can reach."""
+    lines = []
+    rest = []
+    for f, suit in enumerate("CDHS"):
+        up = rng.randint(10, 12)
+        lines.append(f"foundation-{f} " + " ".join(r + suit for r in RANKS[:up]))
+        rest += [r + suit for r in RANKS[up:]]
+    rng.shuffle(rest)
+    rows = [f"tableau-{i}" for i in rng.sample(range(8), 6)]
+    dealt: dict[str, list[str]] = {}
+    for card in rest[1:]:
+        dealt.setdefault(rng.choice(rows), []).append(card)
+    lines += [f"{row} " + " ".join(cards) for row, cards in dealt.items()]
+    return "\n".join(lines) + "\n"
+
+
+def test_moves_to_empty_rows_are_tried_on_the_first_one_only(table) -> None:
+    # given: three rows of Beleaguered Castle are empty
+    castle = table("beleaguered-castle")
+    state = castle.position(CASTILE_FOUNDATIONS + "tableau-2  KC JH\ntableau-5  KH QH\n")
+    rules = _Rules(state.variant, state.base_rank)
+    search = _Search(_Position(rules, state), autos=SAFE, nodes_left=0, deadline=0, clock=float)
+    empty = [rules.variant.ids.index(f"tableau-{i}") for i in (0, 1, 3, 4, 6, 7)]
+
+    # when
+    targets = {d for _, _, d, _ in search.children(None) if d in empty}
+    search.one_empty_target = False
+    every = {d for _, _, d, _ in search.children(None) if d in empty}
+
+    # then
+    assert targets == {empty[0]}
+    assert every == set(empty)
+
+
+def test_the_full_search_trying_one_empty_row_reaches_what_one_trying_each_reaches(table) -> None:
+    # given: random Beleaguered Castle endgames with two or more empty rows and no win
+    castle = table("beleaguered-castle")
+    rng = random.Random("beleaguered endgames")
+    made = [0, 0]
+    for _ in range(20):
+        state = castle.position(_beleaguered_endgame_one_card_short(rng))
+        rules = _Rules(state.variant, state.base_rank)
+
+        # when: the pass that proves losses searches it all, with and without the pruning
+        searches = []
+        for one in (True, False):
+            search = _Search(
+                _Position(rules, state), autos=SAFE, nodes_left=300_000, deadline=1e18, clock=float
+            )
+            search.one_empty_target = one
+            assert search.run()[0] == "lost"
+            searches.append(search)
+
+        # then: as many positions (keys are numbered per search, so only counts compare)
+        pruned, every = searches
+        assert len(pruned.seen) == len(every.seen)
+        made[0] += pruned.made
+        made[1] += every.made
+    assert made[0] < made[1]
+
+
+def test_the_deep_best_first_pass_weighs_buried_cards_the_foundations_need_twice() -> None:
+    # given: a Box Kite deal, whose next foundation cards lie under others
+    state = deal(builtin_variant("box-kite"), practice_seed("bench-0"))
+    rules = _Rules(state.variant, state.base_rank)
+    plain, deep, unweighted = (_Position(rules, state) for _ in range(3))
+    unweighted.depth_weight = 0
+
+    # when
+    _BestFirst(plain, autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float)
+    _DeepBestFirst(deep, autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float)
+
+    # then: the buried depth costs the deep estimate twice what it costs the plain one
+    cost = unweighted.promise() - plain.promise()
+    assert cost > 0
+    assert unweighted.promise() - deep.promise() == 2 * cost
