@@ -37,7 +37,7 @@ from games.models import Deal, Game, Move, Player, Result, Variant, Verification
 from games.refusals import say_refusal
 from games.rulesets import compiled
 from games.services.deals import deal_get_or_create
-from games.services.moves import move_append
+from games.services.moves import MOVE_COLUMNS, move_append
 from games.validation import is_text
 from games.verification import (
     Claim,
@@ -53,30 +53,6 @@ logger = logging.getLogger(__name__)
 
 SEED_TEXT_LIMIT = 200
 MAX_PLY = 2**31 - 1
-# What a move reads of the game row (with its variant's slug and its deal's date).
-MOVE_COLUMNS = (
-    "id",
-    "player_id",
-    "variant_id",
-    "variant__slug",
-    "mode",
-    "deal_id",
-    "deal__date",
-    "seed_text",
-    "seed_chosen",
-    "ply",
-    "status",
-    "stuck",
-    "can_undo",
-    "foundation_cards",
-    "verified",
-    "assisted",
-    "started_at",
-    "first_move_at",
-    "last_move_at",
-    "finished_at",
-    "void_reason",
-)
 
 BANNED_DETAIL = gettext_noop(
     "This account is banned from the daily challenges; practice games are still open to it."

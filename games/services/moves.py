@@ -26,33 +26,34 @@ from games.engine import IllegalMove, apply_move, is_stuck, state_to_json
 from games.models import Deal, Game, Move, Player, Variant
 from games.verification import move_seal
 
-# The columns of the game row the answer needs, in the model's order (``Model.from_db``).
-RETURNED = [
-    field
-    for field in Game._meta.concrete_fields
-    if field.attname
-    in {
-        "id",
-        "player_id",
-        "variant_id",
-        "mode",
-        "deal_id",
-        "seed_text",
-        "seed_chosen",
-        "ply",
-        "status",
-        "stuck",
-        "can_undo",
-        "foundation_cards",
-        "verified",
-        "assisted",
-        "started_at",
-        "first_move_at",
-        "last_move_at",
-        "finished_at",
-        "void_reason",
-    }
-]
+# What a move reads of the game row (with its variant's slug and its deal's date).
+MOVE_COLUMNS = (
+    "id",
+    "player_id",
+    "variant_id",
+    "variant__slug",
+    "mode",
+    "deal_id",
+    "deal__date",
+    "seed_text",
+    "seed_chosen",
+    "ply",
+    "status",
+    "stuck",
+    "can_undo",
+    "foundation_cards",
+    "verified",
+    "assisted",
+    "started_at",
+    "first_move_at",
+    "last_move_at",
+    "finished_at",
+    "void_reason",
+)
+
+# Those of the game row itself, in the model's order (``Model.from_db``); the slug and the date
+# come from the statement's joins.
+RETURNED = [field for field in Game._meta.concrete_fields if field.attname in MOVE_COLUMNS]
 RETURNED_NAMES = [field.attname for field in RETURNED]
 
 MOVE_SQL = f"""
