@@ -71,14 +71,15 @@ def is_home(move: Move) -> bool:
     return move.target.startswith("foundation") and not move.source.startswith("foundation")
 
 
+def post_game(page: Any, body: dict[str, str]) -> Any:
+    """``POST /api/games/`` as the page's player (its session and CSRF cookie)."""
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    return page.request.post("/api/games/", data=body, headers={"X-CSRFToken": token})
+
+
 def new_practice(page: Any, variant: str, seed: str) -> dict[str, Any]:
     """Start a practice game through the API as the page's player and open it on the table."""
-    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
-    response = page.request.post(
-        "/api/games/",
-        data={"variant": variant, "mode": "practice", "seed": seed},
-        headers={"X-CSRFToken": token},
-    )
+    response = post_game(page, {"variant": variant, "mode": "practice", "seed": seed})
     assert response.status == 201, response.text()
     game = response.json()
     page.goto(f"/#/play/{game['id']}")
@@ -518,10 +519,7 @@ def test_a_hint_shows_a_move_on_the_table_and_marks_the_game_assisted(new_page: 
     assert fetch_game(page, game["id"])["assisted"] is True
 
     # when a daily game's player asks, the table first says what a hint costs; "No hint" keeps it
-    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
-    daily = page.request.post(
-        "/api/games/", data={"variant": "castile", "mode": "daily"}, headers={"X-CSRFToken": token}
-    ).json()
+    daily = post_game(page, {"variant": "castile", "mode": "daily"}).json()
     page.goto(f"/#/play/{daily['id']}")
     page.wait_for_selector(".board[data-variant='castile'] .pile")
     page.click("#hint")
