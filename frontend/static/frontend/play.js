@@ -443,31 +443,40 @@ class PlayView {
     mount(this.controls, buttons);
   }
 
-  confirmResign() {
-    const yes = h("button", { type: "button", class: "danger", id: "confirm-resign" }, t("Yes, resign"));
-    const no = h("button", { type: "button", class: "secondary", id: "cancel-resign" }, t("Keep playing"));
-    const box = h(
-      "div",
-      { class: "confirm", role: "alertdialog", "aria-label": t("Resign this game?") },
-      h("span", {}, t("Resign this game? It ends here and is ranked on what it reached.")),
-      yes,
-      no,
-    );
-    yes.addEventListener("click", async () => {
-      yes.disabled = true;
-      try {
-        this.setGame(await api("POST", `/api/games/${encodeURIComponent(this.gameId)}/resign/`), { force: true });
-      } catch (error) {
-        say(this.message, error.detail, "error");
-        this.render();
-      }
-    });
-    no.addEventListener("click", () => {
+  /**
+   * Ask before an action, in place of the controls: `yes` runs it; "no" puts the controls back and
+   * the focus on the button that asked (`returnTo`).
+   */
+  confirm({ label, text, yes, no, returnTo, onYes }) {
+    const yesButton = h("button", { type: "button", class: yes.class, id: yes.id }, yes.text);
+    const noButton = h("button", { type: "button", class: "secondary", id: no.id }, no.text);
+    const box = h("div", { class: "confirm", role: "alertdialog", "aria-label": label }, h("span", {}, text), yesButton, noButton);
+    yesButton.addEventListener("click", () => onYes(yesButton));
+    noButton.addEventListener("click", () => {
       this.render();
-      document.getElementById("resign")?.focus();
+      document.getElementById(returnTo)?.focus();
     });
     mount(this.controls, box);
-    no.focus();
+    noButton.focus();
+  }
+
+  confirmResign() {
+    this.confirm({
+      label: t("Resign this game?"),
+      text: t("Resign this game? It ends here and is ranked on what it reached."),
+      yes: { id: "confirm-resign", class: "danger", text: t("Yes, resign") },
+      no: { id: "cancel-resign", text: t("Keep playing") },
+      returnTo: "resign",
+      onYes: async (button) => {
+        button.disabled = true;
+        try {
+          this.setGame(await api("POST", `/api/games/${encodeURIComponent(this.gameId)}/resign/`), { force: true });
+        } catch (error) {
+          say(this.message, error.detail, "error");
+          this.render();
+        }
+      },
+    });
   }
 
   /** Ask the server for a hint; a daily game not yet assisted asks the player first. */
@@ -476,22 +485,14 @@ class PlayView {
       this.hint();
       return;
     }
-    const yes = h("button", { type: "button", id: "confirm-hint" }, t("Show a hint"));
-    const no = h("button", { type: "button", class: "secondary", id: "cancel-hint" }, t("No hint"));
-    const box = h(
-      "div",
-      { class: "confirm", role: "alertdialog", "aria-label": t("Take a hint?") },
-      h("span", {}, t("A hint marks this game as assisted for good: it then ranks after every unassisted result.")),
-      yes,
-      no,
-    );
-    yes.addEventListener("click", () => this.hint());
-    no.addEventListener("click", () => {
-      this.render();
-      document.getElementById("hint")?.focus();
+    this.confirm({
+      label: t("Take a hint?"),
+      text: t("A hint marks this game as assisted for good: it then ranks after every unassisted result."),
+      yes: { id: "confirm-hint", text: t("Show a hint") },
+      no: { id: "cancel-hint", text: t("No hint") },
+      returnTo: "hint",
+      onYes: () => this.hint(),
     });
-    mount(this.controls, box);
-    no.focus();
   }
 
   async hint() {
