@@ -17,6 +17,7 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
+from config.collector import tune_collector  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 from games.ws.auth import PlayerAuthMiddleware  # noqa: E402
 from games.ws.base import SocketGuard  # noqa: E402
@@ -29,3 +30,6 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+# Everything the worker needs is loaded: freeze it out of the collector's scans.
+tune_collector()

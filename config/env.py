@@ -25,6 +25,7 @@ DEFAULT_POOL_MAX = 10
 DEFAULT_POOL_TIMEOUT = 5.0
 # Redis holds only what can be rebuilt: a slow or dead server must cost a request little.
 CACHE_SOCKET_TIMEOUT = 0.25
+DEFAULT_GC_THRESHOLD = 10_000
 
 
 def env_bool(env: Mapping[str, str], name: str, default: bool) -> bool:
@@ -60,6 +61,15 @@ def env_float(env: Mapping[str, str], name: str, default: float) -> float:
         return float(raw)
     except ValueError:
         raise ImproperlyConfigured(f"{name} must be a number, not {raw!r}.") from None
+
+
+def gc_threshold(env: Mapping[str, str]) -> int:
+    """Read ``GC_THRESHOLD``, the youngest generation's collection threshold of a worker
+    (config/collector.py): at least 100; 0 would switch the collector off and leak cycles."""
+    value = env_int(env, "GC_THRESHOLD", DEFAULT_GC_THRESHOLD)
+    if value < 100:
+        raise ImproperlyConfigured(f"GC_THRESHOLD must be at least 100, not {value}.")
+    return value
 
 
 def env_list(env: Mapping[str, str], name: str, default: tuple[str, ...]) -> list[str]:

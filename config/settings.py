@@ -187,6 +187,15 @@ THROTTLE_RATES = {
 # size: the worker's HTTP requests borrow from the same pool.
 WEBSOCKET_DATABASE_THREADS = config_env.env_int(ENV, "WEBSOCKET_DATABASE_THREADS", 8)
 
+# An ordinary move commits without waiting for the WAL flush (games/services/moves.py): true
+# makes it wait, as every result does.
+MOVES_SYNCHRONOUS_COMMIT = config_env.env_bool(ENV, "MOVES_SYNCHRONOUS_COMMIT", False)
+
+# The garbage collector of an ASGI worker (config/collector.py): the start-up heap frozen, and
+# the youngest generation collected every GC_THRESHOLD net allocations instead of 700.
+GC_FREEZE = config_env.env_bool(ENV, "GC_FREEZE", True)
+GC_THRESHOLD = config_env.gc_threshold(ENV)
+
 # The solver (games/engine/solver.py) on the server: certifying daily deals ahead of time
 # (preparedeals) and hints. Each budget is wall time per search.
 DEAL_ATTEMPTS = config_env.env_int(ENV, "DEAL_ATTEMPTS", 5)
