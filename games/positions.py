@@ -2,12 +2,14 @@
 
 A move needs the game's position with its undo chain, which the stored state (the position
 alone) does not hold. So each process keeps the latest positions by (game, ply); a miss (a new
-process, an evicted game) replays the game's log once. ``settings.GAME_POSITION_CACHE`` sets
+process, an evicted game) replays the game's log once; a game's socket fills it when it opens
+(``warm``). ``settings.GAME_POSITION_CACHE`` sets
 how many positions a process keeps (default 2048).
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -72,6 +74,20 @@ def position(game: Game) -> State:
         raise DamagedGame(f"game {game.pk} does not replay: {error}") from error
     cache.put(game.pk, game.ply, state)
     return state
+
+
+def warm(game: Game) -> None:
+    """Cache the position of ``game`` now if it is in play, so that its next move here takes
+    the one-statement path (``games.services.moves``) instead of replaying the log first.
+
+    A game's socket calls it on opening: the socket may open in another process than the one
+    that created the game or played its last move. A damaged record is left for the move to
+    report.
+    """
+    if game.is_over:
+        return
+    with contextlib.suppress(DamagedGame):
+        position(game)
 
 
 def remember(game: Game, state: Any) -> None:

@@ -25,7 +25,7 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from games import events, selectors, services
+from games import events, positions, selectors, services
 from games.errors import ErrorCode, ServiceError
 from games.models import Game
 from games.payloads import game_payload
@@ -118,7 +118,9 @@ class GameConsumer(PatienceConsumer):
         await super().disconnect(code)
 
     def load_game(self) -> dict[str, Any]:
-        return game_payload(services.game_close_if_expired(game=self.access_game()))
+        game = services.game_close_if_expired(game=self.access_game())
+        positions.warm(game)  # the first move here need not replay the log
+        return game_payload(game)
 
     def access_game(self) -> Game:
         user = self.scope.get("user")

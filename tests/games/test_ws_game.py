@@ -145,6 +145,42 @@ async def test_frames_after_a_refusal_are_ignored(ws_connect: Any, game: Game) -
 # --- moves --------------------------------------------------------------------------------
 
 
+async def test_opening_the_socket_caches_the_position_its_first_move_needs(
+    ws_connect: Any, game: Game, alice: tuple[Player, str]
+) -> None:
+    # given a process that holds no position of the game (it was created, or last moved, by
+    # another worker)
+    from games import positions
+
+    move = await a_legal_move(game.pk)
+    positions.cache.clear()
+
+    # when the player's socket opens
+    communicator = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+    await receive(communicator)
+
+    # then the position is cached, so the first move takes the one-statement path
+    assert positions.cache.get(game.pk, 0) is not None
+    await communicator.send_json_to({"ply": 0, "move": move})
+    assert (await receive(communicator))["game"]["ply"] == 1
+
+
+async def test_opening_the_socket_of_a_damaged_game_still_shows_it(
+    ws_connect: Any, game: Game, alice: tuple[Player, str]
+) -> None:
+    # given a game whose row claims a ply its log does not hold
+    from games import positions
+
+    await database_sync_to_async(Game.objects.filter(pk=game.pk).update)(ply=3)
+    positions.cache.clear()
+
+    # when the socket opens, then the game is shown (a move will report the damage)
+    communicator = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+    first = await receive(communicator)
+    assert first["type"] == "game" and first["game"]["ply"] == 3
+    assert positions.cache.get(game.pk, 3) is None
+
+
 async def test_a_move_answers_the_new_game_and_rest_agrees(
     alice_socket: Any, game: Game, alice: tuple[Player, str]
 ) -> None:
