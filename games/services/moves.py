@@ -12,6 +12,16 @@ PostgreSQL, a position not cached, an illegal or winning move, a statement that 
 the caller then takes the locking path, which gives the exact refusal, closes a day that is over
 and verifies a finished game. Nothing was written in that case. So a result is still written
 only by the locking path, after verification.
+
+The statement commits without waiting for its WAL record to reach the disk
+(``synchronous_commit`` off for its own transaction, unless ``MOVES_SYNCHRONOUS_COMMIT``): a
+flush that stalls (100 ms and more on a busy disk) would hold every move waiting behind it.
+What it risks is only this: if PostgreSQL itself crashes, the last fraction of a second of
+ordinary moves may be lost, each with its game row in the same transaction, so the game is
+whole at an earlier ply and the client is told so (``stale_ply``) on its next move. Nothing
+else commits this way: a finish, a resignation, a void and every result wait for the flush, and
+their flush carries every earlier move with it, so a result never rests on a move that a crash
+could take back (docs/scaling.md, "Commit without waiting for the flush").
 """
 
 from __future__ import annotations
@@ -19,6 +29,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, transaction
 
 from games import clock, events, positions
@@ -79,9 +90,12 @@ WITH moved AS (
 ), appended AS (
     INSERT INTO {Move._meta.db_table} (game_id, ply, move, at, seal)
     SELECT moved.id, %(ply)s, %(move)s::jsonb, %(at)s, %(seal)s FROM moved
+), committing AS (
+    SELECT set_config('synchronous_commit', %(synchronous_commit)s, true)
 )
 SELECT moved.*, v.slug, d.date
 FROM moved
+CROSS JOIN committing
 JOIN {Variant._meta.db_table} AS v ON v.id = moved.variant_id
 LEFT JOIN {Deal._meta.db_table} AS d ON d.id = moved.deal_id
 """
@@ -122,6 +136,7 @@ def move_append(*, game_id: str, player: Player, ply: int, move: Any) -> Game | 
         "at": now,
         "move": json.dumps(logged),
         "seal": move_seal(game_id=game_id, ply=ply, move=logged, at=now),
+        "synchronous_commit": "on" if settings.MOVES_SYNCHRONOUS_COMMIT else "off",
     }
     with connection.cursor() as cursor:
         cursor.execute(MOVE_SQL, params)

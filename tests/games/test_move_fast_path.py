@@ -9,7 +9,8 @@ import threading
 from typing import Any
 
 import pytest
-from django.db import connection, connections
+from django.db import connection, connections, transaction
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -269,3 +270,52 @@ def test_a_move_after_the_day_closes_the_game_as_before(join) -> None:
     assert answer.json()["error"] == "game_over"
     closed = Game.objects.get(pk=game["id"])
     assert (closed.status, closed.ply, log_of(game["id"])) == ("resigned", 0, [])
+
+
+def _synchronous_commit() -> str:
+    with connection.cursor() as cursor:
+        cursor.execute("SHOW synchronous_commit")
+        return cursor.fetchone()[0]
+
+
+@pytest.mark.parametrize(("durable", "expected"), [(False, "off"), (True, "on")])
+def test_an_ordinary_move_commits_without_waiting_for_the_flush_unless_told_to(
+    join, durable: bool, expected: str
+) -> None:
+    # given a game in play with a cached position, in one transaction (the test's), on
+    # PostgreSQL, whose own default is to wait for the flush
+    if not moves.fast_path_applies():
+        pytest.skip("the one-statement move is PostgreSQL's")
+    alice = join("Alice")
+    game = alice.post("/api/games/", DAILY, "json").json()
+    move = parse_move(a_legal_move(game["id"]))
+    player = Player.objects.get(pk=alice.player["id"])
+    assert _synchronous_commit() == "on"
+
+    # when the one statement applies a move
+    with override_settings(MOVES_SYNCHRONOUS_COMMIT=durable):
+        moved = moves.move_append(game_id=game["id"], player=player, ply=0, move=move)
+
+    # then its transaction, and only its, commits without waiting for the WAL flush (or waits)
+    assert moved is not None and moved.ply == 1
+    assert _synchronous_commit() == expected
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_finish_waits_for_the_flush_after_ordinary_moves(join) -> None:
+    # given a game whose moves took the one statement
+    if not moves.fast_path_applies():
+        pytest.skip("the one-statement move is PostgreSQL's")
+    alice = join("Alice")
+    game = alice.post("/api/games/", DAILY, "json").json()
+    for ply in range(2):
+        move = a_legal_move(game["id"])
+        answer = alice.post(moves_url(game["id"]), {"ply": ply, "move": move}, "json")
+        assert answer.status_code == 200
+
+    # when the game ends by the locking path, then that transaction waits for the flush
+    seen: list[str] = []
+    with transaction.atomic():
+        services.game_resign(game_id=game["id"], player=Player.objects.get(pk=alice.player["id"]))
+        seen.append(_synchronous_commit())
+    assert seen == ["on"]
