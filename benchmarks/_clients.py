@@ -171,6 +171,7 @@ class Player:
 
     async def play(self, started: float, deadline: float) -> None:
         interval = 1 / self.phase.player_rate if self.phase.player_rate > 0 else 0.0
+        await asyncio.sleep(self.rng.uniform(0, interval))  # players do not move in step
         while time.monotonic() < deadline:
             assert self.state is not None
             options = [m for m in engine.legal_moves(self.state) if not isinstance(m, engine.Undo)]
@@ -275,7 +276,8 @@ async def echo_process(sockets: int, phase: Phase, queue: Any, go: Any, release:
         await wait_event(go, 120)
         deadline = time.monotonic() + phase.duration
 
-        async def pingpong(ws: Any) -> None:
+        async def pingpong(ws: Any, offset: float) -> None:
+            await asyncio.sleep(offset)  # as the players: not in step
             while time.monotonic() < deadline:
                 sent = time.monotonic()
                 await ws.send_str(ECHO_FRAME)
@@ -287,7 +289,10 @@ async def echo_process(sockets: int, phase: Phase, queue: Any, go: Any, release:
                 if pause > 0:
                     await asyncio.sleep(pause)
 
-        await asyncio.gather(*(pingpong(ws) for ws in live), return_exceptions=True)
+        rng = random.Random(phase.seed)
+        await asyncio.gather(
+            *(pingpong(ws, rng.uniform(0, interval)) for ws in live), return_exceptions=True
+        )
         for ws in live:
             await ws.close()
     report["errors"] = dict(report["errors"])
