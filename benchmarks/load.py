@@ -12,7 +12,10 @@ production runs it (``uvicorn config.asgi:application --workers 2`` on PostgreSQ
 2. daily players moving, first alone, then watched by 1,000 sockets on their deal;
 3. 10,000 idle daily sockets: connect rate, and REST p99 while they are held;
 
-and prints ``figure | value | floor | ratio | target | ok``. Nothing here is part of the tests.
+and prints ``figure | value | floor | ratio | target | ok``. Each player (and each echo socket)
+sends at most ``--player-rate`` frames a second, starting at a random point of that interval, so
+the players are not in step (in step, every worker got its players' frames in one burst five
+times a second, and the echo floor measured that burst). Nothing here is part of the tests.
 """
 
 from __future__ import annotations
