@@ -34,6 +34,8 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--variants", nargs="*", default=launch_slugs())
+    parser.add_argument("--prefix", default="bench", help="seed texts <prefix>-0 … <prefix>-<N-1>")
+    parser.add_argument("--first", type=int, default=0, help="number of the first deal")
     args = parser.parse_args()
     header = (
         f"{'variant':<20} {'decided':>8} {'target':>7} {'won':>6} {'lost':>6} "
@@ -44,8 +46,8 @@ def main() -> None:
         variant = builtin_variant(slug)
         won = lost = bad = nodes = made = 0
         seconds = 0.0
-        for i in range(args.deals):
-            state = deal(variant, practice_seed(f"bench-{i}"))
+        for i in range(args.first, args.first + args.deals):
+            state = deal(variant, practice_seed(f"{args.prefix}-{i}"))
             result = solve(state, budget_seconds=args.seconds)
             nodes += result.nodes
             made += result.made
@@ -59,7 +61,7 @@ def main() -> None:
             elif result.outcome == "lost":
                 lost += 1
             print(
-                f"  {slug} bench-{i}: {result.outcome} {result.nodes} nodes "
+                f"  {slug} {args.prefix}-{i}: {result.outcome} {result.nodes} nodes "
                 f"{result.seconds:.2f} CPU-s",
                 file=sys.stderr,
                 flush=True,

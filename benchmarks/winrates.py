@@ -60,7 +60,7 @@ def quartiles(values: list[float]) -> str:
     return f"{min(values):.3g} / {q[0]:.3g} / {q[1]:.3g} / {q[2]:.3g} / {max(values):.3g}"
 
 
-def study(slug: str, deals: int, seconds: float) -> dict[str, object]:
+def study(slug: str, deals: int, seconds: float, prefix: str = "study") -> dict[str, object]:
     """Solve ``deals`` deals of ``slug``; return the outcome counts and distributions."""
     variant = builtin_variant(slug)
     counts = {"won": 0, "lost": 0, "unknown": 0}
@@ -68,14 +68,16 @@ def study(slug: str, deals: int, seconds: float) -> dict[str, object]:
     nodes: list[float] = []
     lengths: list[float] = []
     for i in range(deals):
-        result = solve(deal(variant, practice_seed(f"study-{i}")), budget_seconds=seconds)
+        result = solve(deal(variant, practice_seed(f"{prefix}-{i}")), budget_seconds=seconds)
         counts[result.outcome] += 1
         if result.outcome != "unknown":
             times.append(result.seconds)
         if result.outcome == "won" and result.line is not None:
             nodes.append(result.nodes)
             lengths.append(len(result.line))
-        print(f"{slug} study-{i} {result.outcome} {result.nodes} {result.seconds:.2f}", flush=True)
+        print(
+            f"{slug} {prefix}-{i} {result.outcome} {result.nodes} {result.seconds:.2f}", flush=True
+        )
     return {"counts": counts, "times": times, "nodes": nodes, "lengths": lengths}
 
 
@@ -128,6 +130,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--variants", nargs="*", default=VARIANTS)
     parser.add_argument("--jobs", type=int, default=1, help="variants studied at once")
+    parser.add_argument("--prefix", default="study", help="seed texts <prefix>-0 … <prefix>-<N-1>")
     parser.add_argument("--note", default="", help="a paragraph to end the report with")
     parser.add_argument(
         "--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "winrates.md")
@@ -135,7 +138,7 @@ def main() -> None:
     args = parser.parse_args()
     results: dict[str, dict[str, object]] = {}
     started = time.perf_counter()
-    tasks = [(slug, args.deals, args.seconds) for slug in args.variants]
+    tasks = [(slug, args.deals, args.seconds, args.prefix) for slug in args.variants]
     with multiprocessing.Pool(max(1, args.jobs)) as pool:
         for slug, data in zip(args.variants, pool.starmap(study, tasks), strict=True):
             results[slug] = data
