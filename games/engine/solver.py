@@ -221,6 +221,12 @@ class _Rules:
         # and no card but those can lie on it (see ``_safe_returning``).
         self.lower: tuple[tuple[int, ...], ...] = ((),) * CARDS_PER_DECK
         self.returning_safe = self._returning_safe_cards(variant, piles, refills)
+        # Where only single cards move and no redeal hook gathers the piles, only top cards
+        # play and a top card is always face up (the stock's cards all face down): how many
+        # cards lie face down decides nothing, so the key leaves it out (positions that differ
+        # in it alone have the same legal moves, and after each the same again, so the same
+        # outcome).
+        self.keys_hidden = any(self.sequences) or self.redeal_hook is not None
         # Snapshots hold pile sizes and cards in bytes where they fit.
         redeals = variant.initial_redeals
         small = self.total < 255 and (redeals is None or redeals < 254)
@@ -277,7 +283,7 @@ class _Position:
     # --- keys ----------------------------------------------------------------------------
 
     def _intern(self, i: int) -> int:
-        content = (tuple(self.cards[i]), self.hidden[i])
+        content = (tuple(self.cards[i]), self.hidden[i] if self.r.keys_hidden else 0)
         intern = self.intern
         found = intern.get(content)
         if found is None:

@@ -14,7 +14,9 @@ from games.engine import (
     Redeal,
     State,
     apply_move,
+    builtin_rules,
     builtin_variant,
+    compile_rules,
     deal,
     launch_slugs,
     legal_moves,
@@ -36,6 +38,7 @@ from games.engine.solver import (
     _Rules,
     _Search,
 )
+from games.engine.text import parse
 from tests.engine.conftest import engine
 
 CASTILE_FOUNDATIONS = """
@@ -570,3 +573,91 @@ def test_the_deep_best_first_pass_weighs_buried_cards_the_foundations_need_twice
     cost = unweighted.promise() - plain.promise()
     assert cost > 0
     assert unweighted.promise() - deep.promise() == 2 * cost
+
+
+BOX_KITE_BASES = """
+    foundation-0  KC
+    foundation-1  KD
+    foundation-2  KH
+    foundation-3  KS
+    foundation-4  AC
+    foundation-5  AD
+    foundation-6  AH
+    foundation-7  AS
+"""
+
+
+def test_keys_leave_out_face_down_counts_where_only_single_top_cards_move(table) -> None:
+    # given: the same cards with one card more face down, in Box Kite (single cards) and
+    # Canfield (sequences, where a face-down card cannot move with the others)
+    keys = {}
+    for slug, bases, pile in (
+        ("box-kite", BOX_KITE_BASES, "tableau-0  (3C) {}9D 5H\ntableau-1  6S\n"),
+        ("canfield", "", "tableau-0  (3C) {}9D 8C\ntableau-1  6S\n"),
+    ):
+        game = table(slug)
+        first, second = (game.position(bases + pile.format(down)) for down in ("(4C) ", "4C "))
+        position = _Position(_Rules(first.variant, first.base_rank), first)
+
+        # when: one position object keys both (its pile numbers are its own)
+        before = position.key()
+        position._load(second.piles, position.redeals)
+        keys[slug] = {before, position.key()}
+
+    # then
+    assert len(keys["box-kite"]) == 1
+    assert len(keys["canfield"]) == 2
+
+
+def _kite_endgame(rng: random.Random) -> str:
+    """Return a Box Kite board with each foundation built to a random card and the few cards
+    left dealt at random on one or two piles, some face down."""
+    lines = []
+    rest = []
+    for f, suit in enumerate("CDHS"):
+        down = rng.randint(9, 13)
+        up = rng.randint(11, 13)
+        lines.append(f"foundation-{f} " + " ".join(r + suit for r in RANKS[::-1][:down]))
+        lines.append(f"foundation-{f + 4} " + " ".join(r + suit for r in RANKS[:up]))
+        rest += [r + suit for r in RANKS[::-1][down:]] + [r + suit for r in RANKS[up:]]
+    rng.shuffle(rest)
+    dealt: dict[str, list[str]] = {}
+    piles = rng.randint(0, 1)
+    for card in rest:
+        dealt.setdefault(f"tableau-{rng.randint(0, piles)}", []).append(card)
+    for pile, cards in dealt.items():
+        down = rng.randint(0, len(cards) - 1)
+        words = [f"({c})" if i < down else c for i, c in enumerate(cards)]
+        lines.append(f"{pile} " + " ".join(words))
+    return "\n".join(lines) + "\n"
+
+
+def test_the_full_search_keying_face_down_counts_or_not_agrees_on_random_endgames() -> None:
+    # given: random endgames with face-down cards of Box Kite's rules with no foundation
+    # return (so that a search ends on the lost ones too)
+    document = builtin_rules("box-kite")
+    document["foundation_return"] = "none"
+    variant = compile_rules(document)
+    rng = random.Random("kite endgames")
+    outcomes = []
+    for _ in range(40):
+        state = parse(variant, _kite_endgame(rng))
+        counts = []
+        for hidden_in_keys in (False, True):
+            rules = _Rules(state.variant, state.base_rank)
+            rules.keys_hidden = hidden_in_keys
+            search = _Search(
+                _Position(rules, state), autos=SAFE, nodes_left=300_000, deadline=1e18, clock=float
+            )
+
+            # when: the pass that proves losses searches each to the end
+            outcome, _ = search.run()
+            counts.append((outcome, len(search.seen)))
+
+        # then: the same outcome, and a loss proved from no more positions
+        (without, fewer), (with_hidden, more) = counts
+        assert without == with_hidden
+        if without == "lost":
+            assert fewer <= more
+        outcomes.append(without)
+    assert {"won", "lost"} <= set(outcomes)
