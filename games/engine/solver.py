@@ -6,7 +6,8 @@ changed in place and changed back), with its own move generation, checked agains
 
 - a transposition table on an exact canonical key: each pile's content is interned as a small
   integer; piles the rules make interchangeable (tableau piles, reserves, foundations of the same
-  rule) are sorted before the integers are packed into one bytes key;
+  rule) are sorted before the integers are packed into one bytes key; where only single top
+  cards move (no sequences, no redeal hook), face-down counts are left out of it;
 - safe automatic foundation moves (dominance), played as part of the move before them and never
   searched as a choice; only provably safe ones are used when a ``lost`` result is possible
   (where cards may come back from the foundations, only in one-deck games whose foundations
