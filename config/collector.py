@@ -1,4 +1,5 @@
-"""The cyclic garbage collector of a server process (docs/scaling.md, "Collector pauses").
+"""The cyclic garbage collector of a server process (docs/scaling.md, "Where the slowest moves
+waited").
 
 A worker's heap is large and long-lived (Django, DRF, Channels, the URL resolvers, the compiled
 rules, the cached positions), and Python's collector scans all of it on each collection of its

@@ -3,8 +3,8 @@
 A move needs the game's position with its undo chain, which the stored state (the position
 alone) does not hold. So each process keeps the latest positions by (game, ply); a miss (a new
 process, an evicted game) replays the game's log once; a game's socket fills it when it opens
-(``warm``). ``settings.GAME_POSITION_CACHE`` sets
-how many positions a process keeps (default 2048).
+(``warm``). ``settings.GAME_POSITION_CACHE`` sets how many positions a process keeps (default
+2048).
 """
 
 from __future__ import annotations

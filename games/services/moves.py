@@ -14,14 +14,15 @@ and verifies a finished game. Nothing was written in that case. So a result is s
 only by the locking path, after verification.
 
 The statement commits without waiting for its WAL record to reach the disk
-(``synchronous_commit`` off for its own transaction, unless ``MOVES_SYNCHRONOUS_COMMIT``): a
-flush that stalls (100 ms and more on a busy disk) would hold every move waiting behind it.
+(``synchronous_commit`` off for its own transaction, unless ``MOVES_SYNCHRONOUS_COMMIT`` or
+the caller's own transaction is open): a flush that stalls (100 ms and more on a busy disk)
+would hold every move waiting behind it.
 What it risks is only this: if PostgreSQL itself crashes, the last fraction of a second of
 ordinary moves may be lost, each with its game row in the same transaction, so the game is
 whole at an earlier ply and the client is told so (``stale_ply``) on its next move. Nothing
 else commits this way: a finish, a resignation, a void and every result wait for the flush, and
 their flush carries every earlier move with it, so a result never rests on a move that a crash
-could take back (docs/scaling.md, "Commit without waiting for the flush").
+could take back (docs/scaling.md, "Where the slowest moves waited").
 """
 
 from __future__ import annotations
@@ -106,6 +107,14 @@ def fast_path_applies() -> bool:
     return connection.vendor == "postgresql"
 
 
+def _may_skip_flush() -> bool:
+    """Whether the statement may commit without waiting for the WAL flush: only in autocommit,
+    where its transaction is its own (inside a caller's transaction, the setting would last
+    until that transaction's commit, which may write a result), and unless
+    ``MOVES_SYNCHRONOUS_COMMIT``."""
+    return not settings.MOVES_SYNCHRONOUS_COMMIT and not connection.in_atomic_block
+
+
 def move_append(*, game_id: str, player: Player, ply: int, move: Any) -> Game | None:
     """Apply ``move`` (an engine move) at ``ply`` in one statement; return the game, or None
     when the fast path does not apply and nothing was written (see the module docstring)."""
@@ -136,7 +145,7 @@ def move_append(*, game_id: str, player: Player, ply: int, move: Any) -> Game | 
         "at": now,
         "move": json.dumps(logged),
         "seal": move_seal(game_id=game_id, ply=ply, move=logged, at=now),
-        "synchronous_commit": "on" if settings.MOVES_SYNCHRONOUS_COMMIT else "off",
+        "synchronous_commit": "off" if _may_skip_flush() else "on",
     }
     with connection.cursor() as cursor:
         cursor.execute(MOVE_SQL, params)

@@ -7,6 +7,7 @@ import datetime as dt
 import itertools
 import threading
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.db import connection, connections, transaction
@@ -278,27 +279,62 @@ def _synchronous_commit() -> str:
         return cursor.fetchone()[0]
 
 
-@pytest.mark.parametrize(("durable", "expected"), [(False, "off"), (True, "on")])
-def test_an_ordinary_move_commits_without_waiting_for_the_flush_unless_told_to(
-    join, durable: bool, expected: str
-) -> None:
-    # given a game in play with a cached position, in one transaction (the test's), on
-    # PostgreSQL, whose own default is to wait for the flush
+def _ready_move(join: Any) -> tuple[str, Any, Player]:
+    """Return a new game in play with its position cached, a legal move, and its player."""
     if not moves.fast_path_applies():
         pytest.skip("the one-statement move is PostgreSQL's")
     alice = join("Alice")
     game = alice.post("/api/games/", DAILY, "json").json()
     move = parse_move(a_legal_move(game["id"]))
-    player = Player.objects.get(pk=alice.player["id"])
-    assert _synchronous_commit() == "on"
+    return game["id"], move, Player.objects.get(pk=alice.player["id"])
+
+
+@pytest.mark.parametrize(("durable", "expected"), [(False, "off"), (True, "on")])
+@pytest.mark.django_db(transaction=True)
+def test_an_ordinary_move_commits_without_waiting_for_the_flush_unless_told_to(
+    join, durable: bool, expected: str
+) -> None:
+    # given a game in play with a cached position, in autocommit
+    game_id, move, player = _ready_move(join)
 
     # when the one statement applies a move
-    with override_settings(MOVES_SYNCHRONOUS_COMMIT=durable):
-        moved = moves.move_append(game_id=game["id"], player=player, ply=0, move=move)
+    with (
+        override_settings(MOVES_SYNCHRONOUS_COMMIT=durable),
+        CaptureQueriesContext(connection) as context,
+    ):
+        moved = moves.move_append(game_id=game_id, player=player, ply=0, move=move)
 
-    # then its transaction, and only its, commits without waiting for the WAL flush (or waits)
+    # then it sets its own transaction's commit not to wait for the WAL flush (or to wait)
     assert moved is not None and moved.ply == 1
-    assert _synchronous_commit() == expected
+    (statement,) = [q["sql"] for q in context.captured_queries]
+    assert f"set_config('synchronous_commit', '{expected}', true)" in statement
+
+
+def test_the_statement_applies_the_setting_to_its_transaction(join) -> None:
+    # given a game in play, and a statement told it may skip the flush, run inside the test's
+    # transaction so that the setting can be read back before that transaction ends
+    game_id, move, player = _ready_move(join)
+    assert _synchronous_commit() == "on"  # PostgreSQL's own default
+
+    # when the one statement applies a move
+    with mock.patch.object(moves, "_may_skip_flush", lambda: True):
+        moved = moves.move_append(game_id=game_id, player=player, ply=0, move=move)
+
+    # then its transaction commits without waiting for the flush
+    assert moved is not None
+    assert _synchronous_commit() == "off"
+
+
+def test_a_move_inside_a_callers_transaction_leaves_its_commit_waiting(join) -> None:
+    # given a game in play, and a caller's transaction (the test's) that might write more
+    game_id, move, player = _ready_move(join)
+
+    # when the one statement applies a move inside it
+    moved = moves.move_append(game_id=game_id, player=player, ply=0, move=move)
+
+    # then the caller's commit still waits for the flush
+    assert moved is not None and moved.ply == 1
+    assert _synchronous_commit() == "on"
 
 
 @pytest.mark.django_db(transaction=True)
