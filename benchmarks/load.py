@@ -39,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 
 import _clients
+import frames
 from _common import (
     DEFAULT_DATABASE_URL,
     DEFAULT_REDIS_URL,
@@ -89,6 +90,11 @@ def parse_args() -> argparse.Namespace:
         "DATABASE_POOL=false a positive value lets every thread keep a connection)",
     )
     parser.add_argument("--no-profile", action="store_true", help="skip py-spy")
+    parser.add_argument(
+        "--frames",
+        action="store_true",
+        help="time every move frame's stages in the workers (benchmarks/framehook, frames.py)",
+    )
     parser.add_argument("--skip", nargs="*", default=[], help="phases: moves daily idle")
     parser.add_argument("--database-url", default=os.environ.get("BENCH_DATABASE_URL"))
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL"))
@@ -708,7 +714,15 @@ def main() -> int:
     floors["echo"] = echo_floor(args, env, echo_sockets)
     log(f"  echo p50 {floors['echo']['p50']:.2f} ms, p99 {floors['echo']['p99']:.2f} ms")
 
-    server = Server("config.asgi:application", args.port, env)
+    service_env_ = dict(env)
+    frames_prefix = OUT / "frames"
+    if args.frames:
+        for old_file in OUT.glob("frames.*"):
+            old_file.unlink()
+        hook = str(Path(__file__).resolve().parent / "framehook")
+        service_env_["PYTHONPATH"] = os.pathsep.join(filter(None, [hook, env.get("PYTHONPATH")]))
+        service_env_["FRAME_TIMING_OUT"] = str(frames_prefix)
+    server = Server("config.asgi:application", args.port, service_env_)
     results: dict[str, Any] = {}
     profile_path = OUT / "pyspy-move.txt"
     profile_path.unlink(missing_ok=True)
@@ -751,6 +765,10 @@ def main() -> int:
         print(f"watcher messages by type: {d['by_type']}; watcher errors: {d['watch_errors']}")
     if "idle" in results:
         print(f"idle socket errors: {results['idle']['errors']}")
+    if args.frames:  # as the workers last wrote them, once a second
+        timings = "frame timings (benchmarks/frames.py):\n" + frames.summarise(str(frames_prefix))
+        print("\n" + timings)
+        profile_summary += "\n\n" + timings
     (OUT / "load.md").write_text(table + "\n\n" + profile_summary + "\n")
     raw = {"floors": floors, "results": strip(results), "args": vars(args)}
     (OUT / "load.json").write_text(json.dumps(raw, indent=1, default=str))
