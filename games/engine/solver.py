@@ -787,6 +787,10 @@ class _Position:
 class _Search:
     """One depth-first pass with a transposition table over a ``_Position``."""
 
+    # What each card above the nearest card a foundation takes next costs the pass's
+    # estimate (``_Position.promise``; used by the best-first passes).
+    depth_weight = PROMISE_DEPTH
+
     def __init__(
         self,
         pos: _Position,
@@ -797,6 +801,7 @@ class _Search:
         clock: Callable[[], float],
     ) -> None:
         self.pos = pos
+        pos.depth_weight = self.depth_weight
         self.use_autos = autos
         self.nodes = 0
         # The work done, in positions made (a best-first one counts thrice: it is also packed
@@ -1072,17 +1077,7 @@ class _DeepBestFirst(_BestFirst):
     as heavily: it wins other deals than the plain one, so both run where the greedy
     automatic moves are used."""
 
-    def __init__(
-        self,
-        pos: _Position,
-        *,
-        autos: int,
-        nodes_left: int,
-        deadline: float,
-        clock: Callable[[], float],
-    ) -> None:
-        super().__init__(pos, autos=autos, nodes_left=nodes_left, deadline=deadline, clock=clock)
-        pos.depth_weight = 2 * PROMISE_DEPTH
+    depth_weight = 2 * PROMISE_DEPTH
 
 
 def _line(rules: _Rules, logs: list[list[tuple[str, object]]]) -> list[AnyMove]:
