@@ -40,6 +40,7 @@ from games.engine.solver import (
 )
 from games.engine.text import parse
 from tests.engine.conftest import engine
+from tests.engine.test_rules_box_kite import BASES as BOX_KITE_BASES
 
 CASTILE_FOUNDATIONS = """
     foundation-0  AC 2C 3C 4C 5C 6C 7C 8C 9C TC JC QC
@@ -192,19 +193,32 @@ RANKS = "A23456789TJQK"
 def _castile_endgame(rng: random.Random) -> str:
     """Return a Castile board with each suit up to a random rank and the rest dealt at random
     on the reserves, the fans empty (so that some are lost)."""
+    lines, rest = _suits_up_to_random_ranks(rng, 7, 10)
+    lines += _scattered(rng, rest, [f"reserve-{i}" for i in range(4)])
+    return "\n".join(lines) + "\n"
+
+
+def _suits_up_to_random_ranks(
+    rng: random.Random, low: int, high: int
+) -> tuple[list[str], list[str]]:
+    """Return the board lines of four foundations, each suit up from its Ace to a random rank
+    from ``low`` to ``high`` cards, and the cards left, shuffled."""
     lines = []
     rest = []
     for f, suit in enumerate("CDHS"):
-        up = rng.randint(7, 10)
+        up = rng.randint(low, high)
         lines.append(f"foundation-{f} " + " ".join(r + suit for r in RANKS[:up]))
         rest += [r + suit for r in RANKS[up:]]
     rng.shuffle(rest)
-    piles = [f"reserve-{i}" for i in range(4)]
+    return lines, rest
+
+
+def _scattered(rng: random.Random, cards: list[str], piles: list[str]) -> list[str]:
+    """Return the board lines of ``cards`` dealt one by one onto piles chosen at random."""
     dealt: dict[str, list[str]] = {}
-    for card in rest:
+    for card in cards:
         dealt.setdefault(rng.choice(piles), []).append(card)
-    lines += [f"{pile} " + " ".join(cards) for pile, cards in dealt.items()]
-    return "\n".join(lines) + "\n"
+    return [f"{pile} " + " ".join(on) for pile, on in dealt.items()]
 
 
 def _full_search(state: State, *, autos: bool) -> str:
@@ -498,18 +512,9 @@ def _beleaguered_endgame_one_card_short(rng: random.Random) -> str:
     """Return a Beleaguered Castle board with each suit up to a random rank and the rest but
     one card dealt at random on six of the eight rows: no line wins, so a search visits every
     position it can reach."""
-    lines = []
-    rest = []
-    for f, suit in enumerate("CDHS"):
-        up = rng.randint(10, 12)
-        lines.append(f"foundation-{f} " + " ".join(r + suit for r in RANKS[:up]))
-        rest += [r + suit for r in RANKS[up:]]
-    rng.shuffle(rest)
+    lines, rest = _suits_up_to_random_ranks(rng, 10, 12)
     rows = [f"tableau-{i}" for i in rng.sample(range(8), 6)]
-    dealt: dict[str, list[str]] = {}
-    for card in rest[1:]:
-        dealt.setdefault(rng.choice(rows), []).append(card)
-    lines += [f"{row} " + " ".join(cards) for row, cards in dealt.items()]
+    lines += _scattered(rng, rest[1:], rows)
     return "\n".join(lines) + "\n"
 
 
@@ -573,18 +578,6 @@ def test_the_deep_best_first_pass_weighs_buried_cards_the_foundations_need_twice
     cost = unweighted.promise() - plain.promise()
     assert cost > 0
     assert unweighted.promise() - deep.promise() == 2 * cost
-
-
-BOX_KITE_BASES = """
-    foundation-0  KC
-    foundation-1  KD
-    foundation-2  KH
-    foundation-3  KS
-    foundation-4  AC
-    foundation-5  AD
-    foundation-6  AH
-    foundation-7  AS
-"""
 
 
 def test_keys_leave_out_face_down_counts_where_only_single_top_cards_move(table) -> None:
