@@ -714,15 +714,15 @@ def main() -> int:
     floors["echo"] = echo_floor(args, env, echo_sockets)
     log(f"  echo p50 {floors['echo']['p50']:.2f} ms, p99 {floors['echo']['p99']:.2f} ms")
 
-    service_env_ = dict(env)
+    served_env = dict(env)  # the service's, with the frame hook when asked for
     frames_prefix = OUT / "frames"
     if args.frames:
         for old_file in OUT.glob("frames.*"):
             old_file.unlink()
         hook = str(Path(__file__).resolve().parent / "framehook")
-        service_env_["PYTHONPATH"] = os.pathsep.join(filter(None, [hook, env.get("PYTHONPATH")]))
-        service_env_["FRAME_TIMING_OUT"] = str(frames_prefix)
-    server = Server("config.asgi:application", args.port, service_env_)
+        served_env["PYTHONPATH"] = os.pathsep.join(filter(None, [hook, env.get("PYTHONPATH")]))
+        served_env["FRAME_TIMING_OUT"] = str(frames_prefix)
+    server = Server("config.asgi:application", args.port, served_env)
     results: dict[str, Any] = {}
     profile_path = OUT / "pyspy-move.txt"
     profile_path.unlink(missing_ok=True)
