@@ -26,13 +26,14 @@ RUN SECRET_KEY=collectstatic DEAL_SECRET=collectstatic DEBUG=false \
 USER patience
 EXPOSE 8000
 
-# uvicorn starts WEB_CONCURRENCY workers; each holds at most DATABASE_POOL_MAX connections
+# config.serve (uvicorn, a listening socket per worker) starts WEB_CONCURRENCY workers; each
+# holds at most DATABASE_POOL_MAX connections
 # (README, Production: workers × pool must stay within PostgreSQL's max_connections).
 ENV WEB_CONCURRENCY=4 \
     DATABASE_POOL_MAX=10
 
 # The image serves; releases run migrate, loadvariants and collectstatic once beforehand (the
 # compose migrate job; docs/operations.md, Upgrades), never in every worker's start.
-CMD ["uvicorn", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", \
+CMD ["python", "-m", "config.serve", "config.asgi:application", "--host", "0.0.0.0", "--port", "8000", \
      "--ws-max-size", "131072", "--timeout-graceful-shutdown", "20"]
 

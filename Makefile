@@ -10,7 +10,7 @@ BIN := $(VENV)/bin
 run: $(VENV)/.installed-run
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py loadvariants
-	$(BIN)/uvicorn config.asgi:application --host 127.0.0.1 --port 8000 --ws-max-size 131072
+	$(BIN)/python -m config.serve config.asgi:application --host 127.0.0.1 --port 8000 --ws-max-size 131072
 
 test: $(VENV)/.installed-dev lint
 	$(BIN)/pytest -m "not browser"

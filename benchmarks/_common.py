@@ -28,7 +28,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 OUT = ROOT / "var" / "bench"
 PYTHON = sys.executable
-UVICORN = str(Path(PYTHON).with_name("uvicorn"))
+# The service as production starts it: uvicorn, one listening socket per worker (config/serve.py).
+SERVE = [PYTHON, "-m", "config.serve"]
 HOST = "127.0.0.1"
 DEFAULT_DATABASE_URL = "postgres://postgres@127.0.0.1:5432/dp_bench"
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/5"
@@ -149,7 +150,7 @@ def cpu_seconds(pids: Iterable[int]) -> float:
 
 @dataclass
 class Server:
-    """One uvicorn process tree serving ``app`` with ``workers`` workers on ``port``."""
+    """One ``config.serve`` (uvicorn) process tree serving ``app`` with ``workers`` workers."""
 
     app: str
     port: int
@@ -167,7 +168,7 @@ class Server:
         OUT.mkdir(parents=True, exist_ok=True)
         self.log_path = OUT / f"{self.name}.log"
         log = self.log_path.open("wb")
-        command = [UVICORN, self.app, "--host", HOST, "--port", str(self.port)]
+        command = [*SERVE, self.app, "--host", HOST, "--port", str(self.port)]
         command += ["--workers", str(self.workers)]
         self.process = subprocess.Popen(
             command,

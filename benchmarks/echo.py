@@ -1,6 +1,6 @@
 """A bare ASGI app: the socket and HTTP floor of the load benchmark.
 
-Served by the same uvicorn as the service (``uvicorn benchmarks.echo:app --workers 2``): every
+Served as the service is (``python -m config.serve benchmarks.echo:app --workers 2``): every
 WebSocket text frame is sent straight back, and any HTTP request is answered ``{"ok": true}``.
 """
 

@@ -33,7 +33,7 @@ from _common import (
     DEFAULT_REDIS_URL,
     HOST,
     OUT,
-    UVICORN,
+    SERVE,
     percentile,
     prepare_database,
     service_env,
@@ -128,7 +128,7 @@ def start(app: list[str], port: int, env: dict[str, str], name: str) -> subproce
     """Start one uvicorn worker serving ``app`` and return once it answers HTTP."""
     log = (OUT / f"hints-{name}.log").open("wb")
     server = subprocess.Popen(
-        [UVICORN, *app, "--host", HOST, "--port", str(port)],
+        [*SERVE, *app, "--host", HOST, "--port", str(port)],
         cwd=Path(__file__).resolve().parent.parent,
         env=env,
         stdout=log,

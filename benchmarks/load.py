@@ -3,12 +3,14 @@
 Run: ``make load`` (or ``.venv/bin/python benchmarks/load.py``; ``--quick`` for a smoke run of
 seconds). It migrates the benchmark database, measures the floors (pgbench's single-row INSERT
 rate, a bare echo socket served by the same uvicorn, a trivial JSON view), starts the service as
-production runs it (``uvicorn config.asgi:application --workers 2`` on PostgreSQL and Redis,
+production runs it (``python -m config.serve config.asgi:application --workers 2``: uvicorn with
+a listening socket per worker, on PostgreSQL and Redis,
 ``DEBUG=false``, fresh secrets), then measures over the public API only:
 
 1. moves over WebSocket by N = 50 and N = 200 simulated players (practice games, legal moves
    computed client-side by the engine from the deal's seed), with py-spy on both workers at N = 50
-   and while the daily players are watched;
+   and while the daily players are watched (``--gil``: only the thread holding the interpreter
+   lock is sampled, so the shares are of each worker's interpreter time, where moves queue);
 2. daily players moving, first alone, then watched by 1,000 sockets on their deal;
 3. 10,000 idle daily sockets: connect rate, and REST p99 while they are held;
 
@@ -374,7 +376,17 @@ def start_profile(
     for index, pid in enumerate(server.worker_pids()):
         out = path.with_name(f"{path.stem}-{index}.txt")
         out.unlink(missing_ok=True)
-        command = [py_spy, "record", "--format", "raw", "-r", str(PROFILE_RATE), "-p", str(pid)]
+        command = [
+            py_spy,
+            "record",
+            "--gil",
+            "--format",
+            "raw",
+            "-r",
+            str(PROFILE_RATE),
+            "-p",
+            str(pid),
+        ]
         command += ["-d", seconds, "-o", str(out), "--nonblocking"]
         profilers.append(
             subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -108,7 +108,7 @@ class Uvicorn:
         command = [
             sys.executable,
             "-m",
-            "uvicorn",
+            "config.serve",
             "config.asgi:application",
             "--host",
             "127.0.0.1",

@@ -77,6 +77,12 @@ def test_only_nginx_publishes_a_port(config) -> None:
     assert [name for name, service in services.items() if service.get("ports")] == ["nginx"]
     assert "80" in str(services["nginx"]["ports"][0])
     assert services["web"]["expose"] == ["8000"]
+    assert services["web"]["command"][:4] == [
+        "python",
+        "-m",
+        "config.serve",
+        "config.asgi:application",
+    ]
 
 
 def test_postgresql_and_redis_are_only_on_the_internal_network(config) -> None:
@@ -174,12 +180,14 @@ def test_the_workers_are_configured_for_https_behind_the_proxies(config) -> None
     assert workers * pool <= int(environment["DATABASE_MAX_CONNECTIONS"])
 
 
-def test_the_image_runs_as_a_user_collects_static_files_and_serves_with_uvicorn() -> None:
+def test_the_image_runs_as_a_user_collects_static_files_and_serves_with_config_serve() -> None:
     dockerfile = (Path(settings.BASE_DIR) / "Dockerfile").read_text()
 
     assert re.search(r"^USER patience$", dockerfile, re.MULTILINE)
     assert "collectstatic --noinput" in dockerfile
-    assert re.search(r'^CMD \["uvicorn", "config.asgi:application"', dockerfile, re.MULTILINE)
+    # uvicorn with a listening socket per worker (config/serve.py), in the image and in compose
+    serve = r'^CMD \["python", "-m", "config.serve", "config.asgi:application"'
+    assert re.search(serve, dockerfile, re.MULTILINE)
     assert "migrate" not in dockerfile.split("CMD", 1)[1]
     ignored = (Path(settings.BASE_DIR) / ".dockerignore").read_text().split()
     assert {".env", "backups", "var", ".git"} <= set(ignored)
