@@ -110,6 +110,13 @@ def database_config(env: Mapping[str, str], base_dir: Path) -> dict[str, Any]:
     return config
 
 
+# Lets a cursor that binds on the server have its statements prepared (psycopg's own default;
+# Django's None turns preparing off for the whole connection). Django's cursors bind on the client
+# and never prepare; the move's one statement binds on the server and asks to be prepared once
+# per connection (games/services/moves.py).
+PREPARE_THRESHOLD = 5
+
+
 def postgresql_connections(env: Mapping[str, str]) -> dict[str, Any]:
     """Return how a worker holds its PostgreSQL connections: a pool by default.
 
@@ -121,7 +128,11 @@ def postgresql_connections(env: Mapping[str, str]) -> dict[str, Any]:
     ``CONN_MAX_AGE`` 0: connections go back to the pool, not closed, at the end of a request.
     """
     if not env_bool(env, "DATABASE_POOL", default=True):
-        return {"CONN_MAX_AGE": env_int(env, "CONN_MAX_AGE", 0), "CONN_HEALTH_CHECKS": True}
+        return {
+            "CONN_MAX_AGE": env_int(env, "CONN_MAX_AGE", 0),
+            "CONN_HEALTH_CHECKS": True,
+            "OPTIONS": {"prepare_threshold": PREPARE_THRESHOLD},
+        }
     low = env_int(env, "DATABASE_POOL_MIN", DEFAULT_POOL_MIN)
     high = env_int(env, "DATABASE_POOL_MAX", DEFAULT_POOL_MAX)
     if not 0 <= low <= high or high < 1:
@@ -136,7 +147,11 @@ def postgresql_connections(env: Mapping[str, str]) -> dict[str, Any]:
         # The pool checks a connection before lending it: one dropped by a PostgreSQL restart
         # is replaced instead of failing the request.
         "CONN_HEALTH_CHECKS": True,
-        "OPTIONS": {"pool": pool, "connect_timeout": env_int(env, "DATABASE_CONNECT_TIMEOUT", 5)},
+        "OPTIONS": {
+            "pool": pool,
+            "connect_timeout": env_int(env, "DATABASE_CONNECT_TIMEOUT", 5),
+            "prepare_threshold": PREPARE_THRESHOLD,
+        },
     }
 
 

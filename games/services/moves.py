@@ -30,8 +30,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import psycopg
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.backends.utils import CursorWrapper
 
 from games import clock, events, positions
 from games.engine import IllegalMove, apply_move, is_stuck, state_to_json
@@ -102,6 +104,28 @@ LEFT JOIN {Deal._meta.db_table} AS d ON d.id = moved.deal_id
 """
 
 
+class _PreparedCursor(psycopg.Cursor[Any]):
+    """A psycopg cursor that binds its parameters on the server and has PostgreSQL prepare each
+    statement once per connection (Django's own cursors bind on the client and prepare nothing,
+    so PostgreSQL would parse and plan the move's statement again for every move)."""
+
+    def execute(self, query: Any, params: Any = None, **options: Any) -> Any:  # type: ignore[override]
+        options.setdefault("prepare", True)
+        return super().execute(query, params, **options)
+
+
+def _move_cursor() -> CursorWrapper:
+    """Return a cursor of the thread's connection for the move's statement, the same on every
+    move: one whose statements PostgreSQL prepares once per connection, wrapped as Django wraps
+    its own (database errors translated, execute wrappers run). Where queries are logged
+    (``DEBUG``, a test counting them), Django's own cursor instead: its log shows the statement
+    with its values, which a server-bound cursor does not give Django to log."""
+    if connection.queries_logged:
+        return connection.cursor()
+    connection.ensure_connection()
+    return connection.make_cursor(_PreparedCursor(connection.connection))
+
+
 def fast_path_applies() -> bool:
     """Whether the database can run the one-statement move (PostgreSQL's data-modifying CTE)."""
     return connection.vendor == "postgresql"
@@ -147,7 +171,7 @@ def move_append(*, game_id: str, player: Player, ply: int, move: Any) -> Game | 
         "seal": move_seal(game_id=game_id, ply=ply, move=logged, at=now),
         "synchronous_commit": "off" if _may_skip_flush() else "on",
     }
-    with connection.cursor() as cursor:
+    with _move_cursor() as cursor:
         cursor.execute(MOVE_SQL, params)
         row = cursor.fetchone()
     if row is None:

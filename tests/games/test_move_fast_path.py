@@ -298,16 +298,20 @@ def test_an_ordinary_move_commits_without_waiting_for_the_flush_unless_told_to(
     game_id, move, player = _ready_move(join)
 
     # when the one statement applies a move
-    with (
-        override_settings(MOVES_SYNCHRONOUS_COMMIT=durable),
-        CaptureQueriesContext(connection) as context,
-    ):
+    executed: list[tuple[str, Any]] = []
+
+    def record(execute: Any, sql: str, params: Any, many: bool, context: Any) -> Any:
+        executed.append((sql, params))
+        return execute(sql, params, many, context)
+
+    with override_settings(MOVES_SYNCHRONOUS_COMMIT=durable), connection.execute_wrapper(record):
         moved = moves.move_append(game_id=game_id, player=player, ply=0, move=move)
 
     # then it sets its own transaction's commit not to wait for the WAL flush (or to wait)
     assert moved is not None and moved.ply == 1
-    (statement,) = [q["sql"] for q in context.captured_queries]
-    assert f"set_config('synchronous_commit', '{expected}', true)" in statement
+    ((statement, params),) = executed
+    assert "set_config('synchronous_commit', %(synchronous_commit)s, true)" in statement
+    assert params["synchronous_commit"] == expected
 
 
 def test_the_statement_applies_the_setting_to_its_transaction(join) -> None:
@@ -323,6 +327,34 @@ def test_the_statement_applies_the_setting_to_its_transaction(join) -> None:
     # then its transaction commits without waiting for the flush
     assert moved is not None
     assert _synchronous_commit() == "off"
+
+
+def _prepared_moves() -> int:
+    """How many statements PostgreSQL holds prepared for this connection that are the move's."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE %s",
+            ["%WITH moved AS%"],
+        )
+        return cursor.fetchone()[0]
+
+
+def test_the_statement_is_prepared_once_per_connection(join) -> None:
+    # given a game in play with a cached position
+    game_id, move, player = _ready_move(join)
+    assert _prepared_moves() == 0
+
+    # when the one statement applies two moves on this connection
+    first = moves.move_append(game_id=game_id, player=player, ply=0, move=move)
+    assert first is not None
+    positions.remember(first, first.position)  # done on commit, which the test's transaction holds
+    second_move = next(m for m in legal_moves(first.position) if m.to_json()["type"] != "undo")
+    second = moves.move_append(game_id=game_id, player=player, ply=1, move=second_move)
+
+    # then PostgreSQL parsed and planned it once, and both moves are written
+    assert second is not None and second.ply == 2
+    assert _prepared_moves() == 1
+    assert Move.objects.filter(game_id=game_id).count() == 2
 
 
 def test_a_move_inside_a_callers_transaction_leaves_its_commit_waiting(join) -> None:
