@@ -8,6 +8,9 @@ distribution, and the nodes and line lengths of won deals (for a difficulty scal
 published figures. Budgets are CPU seconds (the solver's default clock), so ``--jobs N`` may
 study N variants at once in separate processes without changing the figures, and a busy
 machine only makes the study slower.
+
+The report replaces what ``--out`` holds up to its first ``## `` heading; the sections from
+that heading on (the solver benchmark and its notes) are written by hand and kept.
 """
 
 from __future__ import annotations
@@ -124,6 +127,15 @@ def report(
     return "\n".join(lines) + "\n"
 
 
+def kept_sections(text: str) -> str:
+    """Return the hand-written part of a report: from its first ``## `` heading to its end."""
+    lines = text.splitlines(keepends=True)
+    for i, line in enumerate(lines):
+        if line.startswith("## "):
+            return "".join(lines[i:])
+    return ""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=100)
@@ -142,8 +154,10 @@ def main() -> None:
     with multiprocessing.Pool(max(1, args.jobs)) as pool:
         for slug, data in zip(args.variants, pool.starmap(study, tasks), strict=True):
             results[slug] = data
+    out = Path(args.out)
+    kept = kept_sections(out.read_text(encoding="utf-8")) if out.exists() else ""
     text = report(results, args.deals, args.seconds, args.note)
-    Path(args.out).write_text(text, encoding="utf-8")
+    out.write_text(text + ("\n" + kept if kept else ""), encoding="utf-8")
     print(f"done in {time.perf_counter() - started:.0f} s; wrote {args.out}")
 
 
