@@ -13,10 +13,9 @@ address with ``SO_REUSEPORT``, and the kernel spreads new connections over the w
 hash of their addresses (docs/scaling.md, "One listening socket per worker").
 
 The supervisor is uvicorn's own (worker restarts, ``SIGHUP``, ``SIGTTIN``/``SIGTTOU``, health
-pings); only the socket each worker listens on changes. The address is still bound once by the
-supervisor first, so a port in use fails at start as with uvicorn; it is then released for
-the workers. Processes of one user may share a ``SO_REUSEPORT`` port: a second copy of the
-service started on the same port by the same user shares its connections instead of failing.
+pings); only the socket each worker listens on changes. The supervisor still binds the address
+first, without ``SO_REUSEPORT``, so a port in use fails at start as with uvicorn (a second copy
+of the service too: its workers' sockets hold the port); it then releases it for the workers.
 """
 
 from __future__ import annotations

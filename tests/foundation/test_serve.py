@@ -173,6 +173,15 @@ def test_a_port_in_use_fails_at_start() -> None:
     assert "address already in use" in result.stderr.lower()
 
 
+def test_a_second_copy_on_the_same_port_fails_at_start(served) -> None:  # type: ignore[no-untyped-def]
+    _, port = served
+    result = subprocess.run(
+        serve_command(port, "--workers", "2"), cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == STARTUP_FAILURE  # it does not share the first copy's port
+    assert "address already in use" in result.stderr.lower()
+
+
 def test_the_supervisor_hands_the_workers_its_port_and_keeps_no_socket() -> None:
     config = Config(APP, host=HOST, port=0, workers=2)
     bound = config.bind_socket()

@@ -9,8 +9,9 @@ import threading
 from typing import Any
 from unittest import mock
 
+import psycopg
 import pytest
-from django.db import connection, connections, transaction
+from django.db import OperationalError, connection, connections, transaction
 from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
 from hypothesis import HealthCheck, given, settings
@@ -355,6 +356,18 @@ def test_the_statement_is_prepared_once_per_connection(join) -> None:
     assert second is not None and second.ply == 2
     assert _prepared_moves() == 1
     assert Move.objects.filter(game_id=game_id).count() == 2
+
+
+def test_a_database_fault_in_the_prepared_statement_is_djangos_operational_error(join) -> None:
+    # given a game in play with a cached position, and a connection that fails mid-statement
+    game_id, move, player = _ready_move(join)
+
+    def fail(*args: Any, **kwargs: Any) -> Any:
+        raise psycopg.OperationalError("server closed the connection unexpectedly")
+
+    # when the one statement runs, then the fault is Django's (answered 503 / closed 1011)
+    with mock.patch.object(moves._PreparedCursor, "execute", fail), pytest.raises(OperationalError):
+        moves.move_append(game_id=game_id, player=player, ply=0, move=move)
 
 
 def test_a_move_inside_a_callers_transaction_leaves_its_commit_waiting(join) -> None:
