@@ -7,10 +7,15 @@ BIN := $(VENV)/bin
 
 .PHONY: run test lint messages screenshots bench fuzz load board movepath solver-bench winrates clean
 
+# The service and, beside it, the scheduler (the day's certified deals, closed days, the deals
+# admins asked to regenerate); stopping the service stops both.
 run: $(VENV)/.installed-run
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py loadvariants
-	$(BIN)/python -m config.serve config.asgi:application --host 127.0.0.1 --port 8000 --ws-max-size 131072
+	@$(BIN)/python manage.py runscheduler & scheduler=$$!; \
+	trap 'kill $$scheduler 2>/dev/null' EXIT; \
+	$(BIN)/python -m config.serve config.asgi:application --host 127.0.0.1 --port 8000 \
+		--ws-max-size 131072
 
 test: $(VENV)/.installed-dev lint
 	$(BIN)/pytest -m "not browser"

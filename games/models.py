@@ -187,6 +187,11 @@ class Deal(models.Model):
         db_default=0,
         help_text="Voided results plus results of banned players (a board's freshness count).",
     )
+    regeneration_requested_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When an admin asked to regenerate it (the scheduler does, then clears this).",
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -265,3 +265,8 @@ def replay_positions(game: Game, *, offset: int, limit: int) -> dict[str, Any]:
         "limit": limit,
         "positions": entries,
     }
+
+
+def regenerations_pending() -> bool:
+    """Whether an admin has asked for a deal to be regenerated that is not done yet."""
+    return Deal.objects.filter(regeneration_requested_at__isnull=False).exists()

@@ -12,7 +12,9 @@ from games.services.deals import (
     deal_get_or_create,
     deal_of_day,
     deal_regenerate,
+    deal_request_regeneration,
     deals_prepare,
+    deals_regenerate_requested,
 )
 from games.services.games import (
     check_move,
@@ -41,7 +43,9 @@ __all__ = [
     "deal_get_or_create",
     "deal_of_day",
     "deal_regenerate",
+    "deal_request_regeneration",
     "deals_prepare",
+    "deals_regenerate_requested",
     "engine_state",
     "game_close_if_expired",
     "game_hint",

@@ -126,12 +126,50 @@ def _check_regenerable(deal_: Deal) -> None:
         )
 
 
+def deal_request_regeneration(*, deal_id: int) -> Deal:
+    """Ask for a deal of a future day that no game is played on to be regenerated: the
+    scheduler does it (``deals_regenerate_requested``), since the solver may take minutes and no
+    request waits for it. Asking again keeps the first request's time. Raise as
+    ``deal_regenerate`` does."""
+    current = Deal.objects.select_related("variant").filter(pk=deal_id).first()
+    if current is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, "No such deal.")
+    _check_regenerable(current)
+    if current.regeneration_requested_at is None:
+        current.regeneration_requested_at = clock.now()
+        Deal.objects.filter(pk=deal_id, regeneration_requested_at__isnull=True).update(
+            regeneration_requested_at=current.regeneration_requested_at
+        )
+    return current
+
+
+def deals_regenerate_requested(
+    *, seconds: float | None = None
+) -> list[tuple[Deal, ServiceError | None]]:
+    """Regenerate every deal an admin asked for, oldest request first; return each deal with
+    the refusal that ended its request (it got games, or its day began), or None when remade.
+    Either way its request is cleared."""
+    done: list[tuple[Deal, ServiceError | None]] = []
+    pending = Deal.objects.filter(regeneration_requested_at__isnull=False)
+    for deal_id in list(pending.order_by("regeneration_requested_at").values_list("pk", flat=True)):
+        try:
+            done.append((deal_regenerate(deal_id=deal_id, seconds=seconds), None))
+        except ServiceError as refusal:
+            Deal.objects.filter(pk=deal_id).update(regeneration_requested_at=None)
+            refused = Deal.objects.select_related("variant").filter(pk=deal_id).first()
+            if refused is not None:
+                done.append((refused, refusal))
+    return done
+
+
 def deal_regenerate(*, deal_id: int, seconds: float | None = None) -> Deal:
     """Remake a deal of a future day that no game is played on, by its variant's current rules.
 
     The attempts of deals.md are tried again from 0 (the seeds of a day never change; the rules
-    dealing them may have), with the certification of ``deal_prepare``. Raise ``invalid`` for a
-    deal of today or the past, or one with games; ``not_found`` if there is no such deal.
+    dealing them may have), with the certification of ``deal_prepare``, and a pending request
+    to regenerate it is cleared. Raise ``invalid`` for a deal of today or the past, or one with
+    games; ``not_found`` if there is no such deal. The solver may run for minutes: the scheduler
+    calls it (``deals_regenerate_requested``), never a request.
     """
     current = Deal.objects.select_related("variant").filter(pk=deal_id).first()
     if current is None:
@@ -149,7 +187,10 @@ def deal_regenerate(*, deal_id: int, seconds: float | None = None) -> Deal:
         locked.seed = seed.hex()
         locked.commitment = commitment(seed)
         locked.rules = current.variant.rules  # the rules the solver certified
-        locked.save(update_fields=[*fields, "seed", "commitment", "rules"])
+        locked.regeneration_requested_at = None
+        locked.save(
+            update_fields=[*fields, "seed", "commitment", "rules", "regeneration_requested_at"]
+        )
     return locked
 
 

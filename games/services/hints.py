@@ -27,7 +27,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from django.conf import settings
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_noop
 
 from games import hintworker, positions, selectors
 from games.engine import State, solve
@@ -42,8 +42,9 @@ logger = logging.getLogger(__name__)
 # pool) and the answer's way back.
 DEADLINE_MARGIN_SECONDS = 0.5
 
-BUSY_DETAIL = "Hints are busy; ask again in a moment."
-BROKEN_DETAIL = "The hint search stopped unexpectedly; ask again in a moment."
+# Marked for the catalogue here, translated where they are raised.
+BUSY_DETAIL = gettext_noop("Hints are busy; ask again in a moment.")
+BROKEN_DETAIL = gettext_noop("The hint search stopped unexpectedly; ask again in a moment.")
 
 _one_at_a_time = threading.Semaphore(1)
 

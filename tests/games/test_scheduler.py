@@ -1,4 +1,5 @@
-"""``manage.py runscheduler``: the daily jobs at start and after 00:00 UTC, retried on failure."""
+"""``manage.py runscheduler``: the daily jobs at start and after 00:00 UTC, retried on failure;
+between them, the regenerations admins asked for."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ from django.core.management.base import CommandError
 from django.db import OperationalError
 
 from games import clock
-from games.management.commands import preparedeals, runscheduler
+from games.engine import builtin_rules
+from games.management.commands import preparedeals, regeneratedeals, runscheduler
 from games.models import Deal, Variant
+from games.services import deal_request_regeneration
 
 NOON = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
 AT = dt.time(0, 5)
+NEW_RULES = {**builtin_rules("caprice"), "foundation_return": "none"}
 
 
 class Stop(Exception):
@@ -48,7 +52,9 @@ def test_the_next_run_is_the_next_time_of_day_in_utc(now, expected) -> None:
     assert runscheduler.next_run(after=now, at=AT) == expected
 
 
-@pytest.mark.parametrize("argument", ["--at=24:00", "--at=noon", "--days=0", "--retry=0"])
+@pytest.mark.parametrize(
+    "argument", ["--at=24:00", "--at=noon", "--days=0", "--retry=0", "--poll=0", "--poll=3601"]
+)
 def test_bad_arguments_are_refused_before_anything_runs(argument) -> None:
     with pytest.raises(CommandError):
         call_command("runscheduler", "--once", argument)
@@ -104,15 +110,15 @@ def test_a_failed_run_leaves_the_heartbeat_and_is_retried_after_the_delay(
 
     # when the loop runs
     with clock.frozen(NOON), pytest.raises(Stop):
-        call_command("runscheduler", "--retry=300", f"--heartbeat={heartbeat}")
+        call_command("runscheduler", "--retry=20", f"--heartbeat={heartbeat}")
 
-    # then it said why, ran no closedays, and sleeps the retry delay
+    # then it said why, ran no closedays, and sleeps the retry delay (shorter than a poll)
     captured = capsys.readouterr()
     assert "preparedeals failed: OperationalError: connection refused" in captured.out
     assert "closedays starts" not in captured.out
     assert "OperationalError" in captured.err  # the traceback
-    assert "next run at 2026-12-01T12:05:00Z" in captured.out
-    assert slept == [300.0]
+    assert "next run at 2026-12-01T12:00:20Z" in captured.out
+    assert slept == [20.0]
     assert not heartbeat.exists()
 
 
@@ -129,10 +135,72 @@ def test_after_a_successful_run_it_sleeps_until_the_next_morning(
     monkeypatch.setattr(runscheduler.time, "sleep", sleep)
 
     with clock.frozen(NOON), pytest.raises(Stop):
-        call_command("runscheduler", "--days=1")
+        call_command("runscheduler", "--days=1", "--poll=3600")
 
     assert "next run at 2026-12-02T00:05:00Z" in capsys.readouterr().out
-    assert slept == [12 * 3600 + 5 * 60]
+    assert slept == [3600.0]  # a poll; the last one before the morning ends at the run
+
+
+@pytest.mark.django_db(transaction=True)
+def test_between_runs_it_regenerates_what_an_admin_asked_for_at_each_poll(
+    quick_deals, monkeypatch, capsys
+) -> None:
+    # given the loop's first run done, and a deal of tomorrow asked for after it
+    looks: list[float] = []
+    caprice = Variant.objects.get(slug="caprice")
+    tomorrow = NOON.date() + dt.timedelta(days=1)
+
+    def sleep(seconds: float) -> None:
+        looks.append(seconds)
+        if len(looks) == 1:
+            deal = Deal.objects.get(variant=caprice, date=tomorrow)
+            assert deal.regeneration_requested_at is None  # nothing asked yet: nothing run
+            deal_request_regeneration(deal_id=deal.pk)
+            Variant.objects.filter(pk=caprice.pk).update(rules=NEW_RULES)
+        else:
+            raise Stop
+
+    monkeypatch.setattr(runscheduler.time, "sleep", sleep)
+
+    # when the loop polls again
+    with clock.frozen(NOON), pytest.raises(Stop):
+        call_command("runscheduler", "--days=2", "--poll=30")
+
+    # then that poll regenerated it by the new rules, and the daily jobs did not run again
+    deal = Deal.objects.get(variant=caprice, date=tomorrow)
+    assert deal.rules == NEW_RULES and deal.regeneration_requested_at is None
+    out = capsys.readouterr().out
+    assert out.count("preparedeals starts") == 1
+    assert "scheduler: regeneratedeals starts" in out
+    assert f"{deal} regenerated: attempt 0" in out
+    assert looks == [30.0, 30.0]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_failed_regeneration_keeps_its_request_and_the_loop_goes_on(
+    quick_deals, monkeypatch, capsys
+) -> None:
+    # given a deal of tomorrow asked for, and a solver that fails
+    with clock.frozen(NOON):
+        call_command("runscheduler", "--once", "--days=2")
+    deal = Deal.objects.get(variant__slug="caprice", date=NOON.date() + dt.timedelta(days=1))
+    with clock.frozen(NOON):
+        deal_request_regeneration(deal_id=deal.pk)
+
+    def unavailable(**kwargs):
+        raise OperationalError("connection refused")
+
+    monkeypatch.setattr(regeneratedeals, "deals_regenerate_requested", unavailable)
+
+    # when the scheduler runs once more
+    with clock.frozen(NOON):
+        call_command("runscheduler", "--once", "--days=2")
+
+    # then it said why, and the request waits for the next look
+    captured = capsys.readouterr()
+    assert "regeneratedeals failed: OperationalError: connection refused" in captured.out
+    deal.refresh_from_db()
+    assert deal.regeneration_requested_at == NOON
 
 
 @pytest.mark.django_db(transaction=True)

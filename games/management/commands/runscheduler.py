@@ -1,4 +1,6 @@
-"""Run the daily jobs, ``preparedeals`` then ``closedays``, at start and daily after 00:00 UTC."""
+"""Run the daily jobs, ``preparedeals`` then ``closedays``, at start and daily after 00:00 UTC;
+between them, every ``--poll`` seconds, regenerate the deals admins asked for
+(``regeneratedeals``)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections
 
-from games import clock
+from games import clock, selectors
 
 
 def check_time_of_day(text: str) -> dt.time:
@@ -42,7 +44,9 @@ class Command(BaseCommand):
     help = (
         "Run preparedeals then closedays now, then every day at --at (UTC), for ever; a failed "
         "run is tried again after --retry seconds. Both commands do nothing when there is "
-        "nothing to do, so a run more is harmless. Logs go to stdout, tracebacks to stderr."
+        "nothing to do, so a run more is harmless. Every --poll seconds it also looks for deals "
+        "an admin asked to regenerate and runs regeneratedeals if there are any. Logs go to "
+        "stdout, tracebacks to stderr."
     )
     requires_system_checks = []  # the jobs run the checks they need; a loop must not die of one
 
@@ -51,6 +55,12 @@ class Command(BaseCommand):
         parser.add_argument("--days", type=int, default=3, help="days preparedeals makes (3)")
         parser.add_argument(
             "--retry", type=int, default=600, help="seconds before a failed run is retried (600)"
+        )
+        parser.add_argument(
+            "--poll",
+            type=int,
+            default=30,
+            help="seconds between looks for deals an admin asked to regenerate (30)",
         )
         parser.add_argument(
             "--heartbeat",
@@ -69,21 +79,28 @@ class Command(BaseCommand):
             raise CommandError("--days must be between 1 and 366")
         if not 1 <= retry <= 86400:
             raise CommandError("--retry must be between 1 and 86400 seconds")
+        poll = options["poll"]
+        if not 1 <= poll <= 3600:
+            raise CommandError("--poll must be between 1 and 3600 seconds")
         heartbeat: Path | None = options["heartbeat"]
+        wake: dt.datetime | None = None  # the daily jobs run at once
         while True:
-            succeeded = self.run_jobs(days=days)
-            if succeeded and heartbeat is not None:
-                heartbeat.touch()
-            if options["once"]:
-                if not succeeded:
-                    raise SystemExit(1)
-                return
-            if succeeded:
-                wake = next_run(after=clock.now(), at=at)
-            else:
-                wake = clock.now() + dt.timedelta(seconds=retry)
-            self.say(f"next run at {wake:%Y-%m-%dT%H:%M:%SZ}")
-            time.sleep(max(1.0, (wake - clock.now()).total_seconds()))
+            if wake is None or clock.now() >= wake:
+                succeeded = self.run_jobs(days=days)
+                if succeeded and heartbeat is not None:
+                    heartbeat.touch()
+                if options["once"]:
+                    self.run_regenerations()
+                    if not succeeded:
+                        raise SystemExit(1)
+                    return
+                if succeeded:
+                    wake = next_run(after=clock.now(), at=at)
+                else:
+                    wake = clock.now() + dt.timedelta(seconds=retry)
+                self.say(f"next run at {wake:%Y-%m-%dT%H:%M:%SZ}")
+            self.run_regenerations()
+            time.sleep(max(1.0, min(poll, (wake - clock.now()).total_seconds())))
 
     def run_jobs(self, *, days: int) -> bool:
         """Run the two jobs one after the other; tell whether both succeeded.
@@ -107,6 +124,21 @@ class Command(BaseCommand):
                 return False
             self.say(f"{name} done")
         return True
+
+    def run_regenerations(self) -> None:
+        """Run ``regeneratedeals`` if an admin asked for a deal to be regenerated. A failure is
+        logged; the request stays, so the next look tries it again."""
+        try:
+            if not selectors.regenerations_pending():
+                return
+            self.say("regeneratedeals starts")
+            call_command("regeneratedeals", stdout=self.stdout, stderr=self.stderr)
+            self.say("regeneratedeals done")
+        except (Exception, SystemExit) as error:
+            self.say(f"regeneratedeals failed: {type(error).__name__}: {error}")
+            traceback.print_exc(file=sys.stderr)
+        finally:
+            connections.close_all()
 
     def say(self, text: str) -> None:
         """Write one timestamped line to stdout, at once."""
