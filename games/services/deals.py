@@ -129,17 +129,17 @@ def _check_regenerable(deal_: Deal) -> None:
 def deal_request_regeneration(*, deal_id: int) -> Deal:
     """Ask for a deal of a future day that no game is played on to be regenerated: the
     scheduler does it (``deals_regenerate_requested``), since the solver may take minutes and no
-    request waits for it. Asking again keeps the first request's time. Raise as
+    request waits for it. The request's time is the latest asking: a regeneration that began
+    before it leaves it pending (the rules may have changed since). Raise as
     ``deal_regenerate`` does."""
     current = Deal.objects.select_related("variant").filter(pk=deal_id).first()
     if current is None:
         raise ServiceError(ErrorCode.NOT_FOUND, "No such deal.")
     _check_regenerable(current)
-    if current.regeneration_requested_at is None:
-        current.regeneration_requested_at = clock.now()
-        Deal.objects.filter(pk=deal_id, regeneration_requested_at__isnull=True).update(
-            regeneration_requested_at=current.regeneration_requested_at
-        )
+    current.regeneration_requested_at = clock.now()
+    Deal.objects.filter(pk=deal_id).update(
+        regeneration_requested_at=current.regeneration_requested_at
+    )
     return current
 
 
@@ -148,13 +148,14 @@ def deals_regenerate_requested(
 ) -> list[tuple[Deal, ServiceError | None]]:
     """Regenerate every deal an admin asked for, oldest request first; return each deal with
     the refusal that ended its request (it got games, or its day began), or None when remade.
-    Either way its request is cleared."""
+    Either way its request is cleared, unless it was asked again meanwhile."""
     done: list[tuple[Deal, ServiceError | None]] = []
     pending = Deal.objects.filter(regeneration_requested_at__isnull=False)
     for deal_id in list(pending.order_by("regeneration_requested_at").values_list("pk", flat=True)):
         try:
             done.append((deal_regenerate(deal_id=deal_id, seconds=seconds), None))
         except ServiceError as refusal:
+            # A refusal does not depend on the rules: a request made since is refused too.
             Deal.objects.filter(pk=deal_id).update(regeneration_requested_at=None)
             refused = Deal.objects.select_related("variant").filter(pk=deal_id).first()
             if refused is not None:
@@ -171,6 +172,7 @@ def deal_regenerate(*, deal_id: int, seconds: float | None = None) -> Deal:
     games; ``not_found`` if there is no such deal. The solver may run for minutes: the scheduler
     calls it (``deals_regenerate_requested``), never a request.
     """
+    started = clock.now()
     current = Deal.objects.select_related("variant").filter(pk=deal_id).first()
     if current is None:
         raise ServiceError(ErrorCode.NOT_FOUND, "No such deal.")
@@ -187,7 +189,9 @@ def deal_regenerate(*, deal_id: int, seconds: float | None = None) -> Deal:
         locked.seed = seed.hex()
         locked.commitment = commitment(seed)
         locked.rules = current.variant.rules  # the rules the solver certified
-        locked.regeneration_requested_at = None
+        asked = locked.regeneration_requested_at
+        if asked is not None and asked <= started:  # not asked again while the solver ran
+            locked.regeneration_requested_at = None
         locked.save(
             update_fields=[*fields, "seed", "commitment", "rules", "regeneration_requested_at"]
         )

@@ -379,14 +379,31 @@ def test_regeneratedeals_remakes_the_deals_asked_for_and_drops_those_played_sinc
     assert tomorrow.seed not in out
 
 
-def test_asking_again_keeps_the_first_request_and_a_past_deal_is_refused(variants):
+def test_a_request_made_while_the_solver_ran_stays_pending(variants, quick_solver, monkeypatch):
+    # given tomorrow's deal asked for, and an admin asking again while the solver runs
     castile = variants["castile"]
-    tomorrow = deal_get_or_create(variant=castile, date=clock.today() + dt.timedelta(days=1))
-    first = deal_request_regeneration(deal_id=tomorrow.pk).regeneration_requested_at
-    again = deal_request_regeneration(deal_id=tomorrow.pk).regeneration_requested_at
-    assert first is not None and again == first
+    with clock.frozen(NOON):
+        tomorrow = deal_get_or_create(variant=castile, date=DAY + dt.timedelta(days=1))
+        deal_request_regeneration(deal_id=tomorrow.pk)
+    solver = deals.solve
+    later = NOON + dt.timedelta(minutes=1)
+
+    def solve_while_asked_again(state, **budget):  # type: ignore[no-untyped-def]
+        with clock.frozen(later):
+            deal_request_regeneration(deal_id=tomorrow.pk)
+        return solver(state, **budget)
+
+    monkeypatch.setattr(deals, "solve", solve_while_asked_again)
+    # when the scheduler's run regenerates it
+    with clock.frozen(NOON):
+        deals.deals_regenerate_requested()
+    # then the later request waits for the next run
     tomorrow.refresh_from_db()
-    assert tomorrow.regeneration_requested_at == first
+    assert tomorrow.regeneration_requested_at == later
+
+
+def test_a_past_or_missing_deal_cannot_be_asked_for(variants):
+    castile = variants["castile"]
     past = deal_get_or_create(variant=castile, date=clock.today() - dt.timedelta(days=1))
     with pytest.raises(ServiceError) as refused:
         deal_request_regeneration(deal_id=past.pk)
