@@ -106,7 +106,11 @@ def database_config(env: Mapping[str, str], base_dir: Path) -> dict[str, Any]:
         }
     config = environ.Env.db_url_config(url)
     if config.get("ENGINE") == "django.db.backends.postgresql":
-        config.update(postgresql_connections(env))
+        connections_config = postgresql_connections(env)
+        # The URL's own options (``?sslmode=require``…) are kept; these are added (and win
+        # where both name one: ``DATABASE_CONNECT_TIMEOUT`` over ``?connect_timeout=``).
+        options = {**config.get("OPTIONS", {}), **connections_config.pop("OPTIONS", {})}
+        config.update(connections_config, OPTIONS=options)
     return config
 
 

@@ -67,6 +67,18 @@ def test_a_pool_that_cannot_work_is_refused(sizes: dict) -> None:
         config_env.database_config({**SERVICES, **sizes}, BASE)
 
 
+@pytest.mark.parametrize("pool", ["true", "false"])
+def test_the_urls_own_options_are_kept_beside_the_connections(pool: str) -> None:
+    url = SERVICES["DATABASE_URL"] + "?sslmode=require"
+    env = {**SERVICES, "DATABASE_URL": url, "DATABASE_POOL": pool}
+
+    options = config_env.database_config(env, BASE)["OPTIONS"]
+
+    assert options["sslmode"] == "require"
+    assert options["prepare_threshold"] == config_env.PREPARE_THRESHOLD
+    assert ("pool" in options) == (pool == "true")
+
+
 def test_without_the_pool_connections_persist_for_conn_max_age() -> None:
     env = {**SERVICES, "DATABASE_POOL": "false", "CONN_MAX_AGE": "30"}
 
