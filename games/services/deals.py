@@ -126,16 +126,22 @@ def _check_regenerable(deal_: Deal) -> None:
         )
 
 
+def _regenerable(deal_id: int) -> Deal:
+    """Return the deal, if it may be regenerated; raise ``not_found`` or ``invalid``."""
+    found = Deal.objects.select_related("variant").filter(pk=deal_id).first()
+    if found is None:
+        raise ServiceError(ErrorCode.NOT_FOUND, "No such deal.")
+    _check_regenerable(found)
+    return found
+
+
 def deal_request_regeneration(*, deal_id: int) -> Deal:
     """Ask for a deal of a future day that no game is played on to be regenerated: the
     scheduler does it (``deals_regenerate_requested``), since the solver may take minutes and no
     request waits for it. The request's time is the latest asking: a regeneration that began
     before it leaves it pending (the rules may have changed since). Raise as
     ``deal_regenerate`` does."""
-    current = Deal.objects.select_related("variant").filter(pk=deal_id).first()
-    if current is None:
-        raise ServiceError(ErrorCode.NOT_FOUND, "No such deal.")
-    _check_regenerable(current)
+    current = _regenerable(deal_id)
     current.regeneration_requested_at = clock.now()
     Deal.objects.filter(pk=deal_id).update(
         regeneration_requested_at=current.regeneration_requested_at
@@ -173,10 +179,7 @@ def deal_regenerate(*, deal_id: int, seconds: float | None = None) -> Deal:
     calls it (``deals_regenerate_requested``), never a request.
     """
     started = clock.now()
-    current = Deal.objects.select_related("variant").filter(pk=deal_id).first()
-    if current is None:
-        raise ServiceError(ErrorCode.NOT_FOUND, "No such deal.")
-    _check_regenerable(current)
+    current = _regenerable(deal_id)
     fields = _certify(current.variant, current.date, seconds)
     with transaction.atomic():
         locked = Deal.objects.select_for_update().select_related("variant").get(pk=deal_id)

@@ -402,26 +402,18 @@ def test_a_request_made_while_the_solver_ran_stays_pending(variants, quick_solve
     assert tomorrow.regeneration_requested_at == later
 
 
-def test_a_past_or_missing_deal_cannot_be_asked_for(variants):
-    castile = variants["castile"]
-    past = deal_get_or_create(variant=castile, date=clock.today() - dt.timedelta(days=1))
-    with pytest.raises(ServiceError) as refused:
-        deal_request_regeneration(deal_id=past.pk)
-    assert refused.value.code.value == "invalid"
-    with pytest.raises(ServiceError) as missing:
-        deal_request_regeneration(deal_id=past.pk + 1000)
-    assert missing.value.code.value == "not_found"
-
-
-def test_regenerate_is_refused_for_a_past_deal(variants, quick_solver):
+@pytest.mark.parametrize("service", [deal_request_regeneration, deal_regenerate])
+def test_a_past_or_missing_deal_is_neither_asked_for_nor_regenerated(
+    variants, quick_solver, service
+):
     deal = deal_get_or_create(
         variant=variants["castile"], date=clock.today() - dt.timedelta(days=1)
     )
     with pytest.raises(ServiceError) as refused:
-        deal_regenerate(deal_id=deal.pk)
+        service(deal_id=deal.pk)
     assert refused.value.code.value == "invalid"
     with pytest.raises(ServiceError) as missing:
-        deal_regenerate(deal_id=deal.pk + 1000)
+        service(deal_id=deal.pk + 1000)
     assert missing.value.code.value == "not_found"
 
 

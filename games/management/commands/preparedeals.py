@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from games.management.budget import add_seconds_option, checked_seconds
 from games.services import deals_prepare
 
 
@@ -19,22 +20,14 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("days", type=int, nargs="?", default=3, help="how many days (3)")
-        parser.add_argument(
-            "--seconds",
-            type=float,
-            default=None,
-            help="the solver's budget per attempt (default DEAL_CERTIFY_SECONDS)",
-        )
+        add_seconds_option(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
         days = options["days"]
         if days < 1 or days > 366:
             self.stderr.write("days must be between 1 and 366")
             raise SystemExit(2)
-        seconds = options["seconds"]
-        if seconds is not None and not 0 < seconds <= 3600:
-            self.stderr.write("--seconds must be more than 0 and at most 3600")
-            raise SystemExit(2)
+        seconds = checked_seconds(options, self.stderr)
         for deal in deals_prepare(days=days, seconds=seconds):
             state = f"certified, difficulty {deal.difficulty}" if deal.certified else "uncertified"
             self.stdout.write(

@@ -6,6 +6,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
+from games.management.budget import add_seconds_option, checked_seconds
 from games.services import deals_regenerate_requested
 
 
@@ -18,18 +19,10 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument(
-            "--seconds",
-            type=float,
-            default=None,
-            help="the solver's budget per attempt (default DEAL_CERTIFY_SECONDS)",
-        )
+        add_seconds_option(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        seconds = options["seconds"]
-        if seconds is not None and not 0 < seconds <= 3600:
-            self.stderr.write("--seconds must be more than 0 and at most 3600")
-            raise SystemExit(2)
+        seconds = checked_seconds(options, self.stderr)
         for deal, refusal in deals_regenerate_requested(seconds=seconds):
             if refusal is not None:
                 self.stdout.write(f"{deal} kept: {refusal.detail}")
