@@ -36,6 +36,8 @@ import time
 from array import array
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
+from functools import lru_cache
+from operator import itemgetter
 from typing import Literal
 
 from .building import builds
@@ -72,6 +74,12 @@ PROMISE_DEPTH = 6
 # An internal move: (deals first, source, target, count). ``source`` DEAL or REDEAL marks those
 # moves; a transfer with ``deals`` > 0 is a stock macro: deal that many times, then transfer.
 IMove = tuple[int, int, int, int]
+# What ``untransfer`` needs: source, target, count, the source's face-down count before, the
+# pile that refilled the source (or -1) and its face-down count before, the source's chain
+# nodes the cards took with them.
+Record = tuple[int, int, int, int, int, int, list[int]]
+# A trie node's child by card: ``node << TRIE_SHIFT | card`` (card codes are below 64).
+TRIE_SHIFT = 6
 DEAL = -1
 REDEAL = -2
 # Automatic foundation moves: provably safe ones only, or every foundation move a card has
@@ -106,6 +114,7 @@ class _Budget(Exception):
     """The node or time budget ran out."""
 
 
+@lru_cache(maxsize=64)
 def _successors(build: Build) -> tuple[tuple[int, ...], ...]:
     """Return, for each card, the cards that may lie on it under ``build``."""
     return tuple(
@@ -114,12 +123,23 @@ def _successors(build: Build) -> tuple[tuple[int, ...], ...]:
     )
 
 
+@lru_cache(maxsize=64)
 def _builds_table(build: Build) -> bytes:
     return bytes(
         1 if builds(build, lower, upper) else 0
         for lower in range(CARDS_PER_DECK)
         for upper in range(CARDS_PER_DECK)
     )
+
+
+def _getter(indexes: list[int] | tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
+    """Return a function of a list giving the tuple of its items at ``indexes``."""
+    if len(indexes) >= 2:
+        return itemgetter(*indexes)
+    if indexes:
+        only = indexes[0]
+        return lambda values: (values[only],)
+    return lambda values: ()
 
 
 class _Rules:
@@ -144,13 +164,7 @@ class _Rules:
         self.base_rank = base_rank
         self.stock_rule = variant.stock
         self.redeal_hook = variant.redeal_hook
-        builds_cache: dict[Build, tuple[tuple[int, ...], ...]] = {}
-
-        def succ(build: Build) -> tuple[tuple[int, ...], ...]:
-            if build not in builds_cache:
-                builds_cache[build] = _successors(build)
-            return builds_cache[build]
-
+        succ = _successors
         none: tuple[tuple[int, ...], ...] = ((),) * CARDS_PER_DECK
         self.succ = tuple(succ(p.build) if p.build is not None else none for p in piles)
         first = piles[variant.tableau[0]]
@@ -222,16 +236,53 @@ class _Rules:
         # and no card but those can lie on it (see ``_safe_returning``).
         self.lower: tuple[tuple[int, ...], ...] = ((),) * CARDS_PER_DECK
         self.returning_safe = self._returning_safe_cards(variant, piles, refills)
+        self.any_returning_safe = any(self.returning_safe)
         # Where only single cards move and no redeal hook gathers the piles, only top cards
         # play and a top card is always face up (the stock's cards all face down): how many
         # cards lie face down decides nothing, so the key leaves it out (positions that differ
         # in it alone have the same legal moves, and after each the same again, so the same
         # outcome).
         self.keys_hidden = any(self.sequences) or self.redeal_hook is not None
-        # Snapshots hold pile sizes and cards in bytes where they fit.
-        redeals = variant.initial_redeals
-        small = self.total < 255 and (redeals is None or redeals < 254)
-        self.packing = "B" if small else "H"
+        # A pile's number in the key is its trie node, shifted left past its face-down count
+        # where the key holds those.
+        self.hidden_shift = max(8, (self.total + 1).bit_length())
+        self.key_packing = "Q" if self.keys_hidden else "I"
+        self.layouts = {
+            settled: {empty: self._layout(settled, empty) for empty in (False, True)}
+            for settled in (False, True)
+        }
+
+    def _layout(
+        self, settled: bool, stock_empty: bool
+    ) -> tuple[
+        Callable[[list[int]], tuple[int, ...]], tuple[Callable[[list[int]], tuple[int, ...]], ...]
+    ]:
+        """Return how the key reads the piles' numbers where the redeals are over (or not) and
+        the stock is empty (or not): a getter of the piles kept in order, then one for each
+        group of interchangeable piles, whose numbers the key sorts.
+
+        The stock comes first, after the redeals left, in every layout: two positions with
+        the same key have the same redeals left and stock, so the same layout read them.
+        """
+        fixed = [i for i in (self.stock, self.waste) if i is not None]
+        groups: list[tuple[int, ...]] = []
+        if settled:
+            groups.extend(self.groups_by_class)
+        else:
+            fixed.extend(self.foundations)
+        if settled and (not self.tableau_dealt or self.stock is None or stock_empty):
+            groups.append(self.tableau)
+        else:
+            fixed.extend(self.tableau)
+        if self.reserves:
+            if (not self.reserve_dealt or stock_empty) and not self.reserve_refill:
+                groups.append(self.reserves)
+            else:
+                fixed.extend(self.reserves)
+        for group in [g for g in groups if len(g) < 2]:
+            groups.remove(group)
+            fixed.extend(group)
+        return _getter(fixed), tuple(_getter(group) for group in groups)
 
     def _returning_safe_cards(
         self, variant: Variant, piles: tuple[PileRule, ...], refills: set[int]
@@ -276,20 +327,61 @@ class _Position:
             for c in self.cards[i]:
                 self.onf[c] += 1
         self.infound = sum(len(self.cards[i]) for i in rules.foundations)
-        self.intern: dict[tuple[tuple[int, ...], int], int] = {}
-        self.ids = [self._intern(i) for i in range(rules.n)]
+        # Pile contents are interned as the nodes of a trie: node 0 is the empty pile, and the
+        # content of node p with card c on top is ``trie[p << TRIE_SHIFT | c]``; ``up``,
+        # ``top`` and ``depth`` give each node's parent, top card and number of cards. Each
+        # pile keeps its chain (the nodes of its every bottom part, the empty one first), so a
+        # card put on or taken off changes its node in one step.
+        self.trie: dict[int, int] = {}
+        self.up = [0]
+        self.top = [-1]
+        self.depth = [0]
+        self.flipped: dict[int, list[int]] = {}
+        self.chains = [self._chain(cards) for cards in self.cards]
+        # The number each pile stands for in the key: its node, and its face-down count where
+        # the key holds those.
+        self.ids = [0] * rules.n
+        for i in range(rules.n):
+            self._rekey(i)
         # What each card above the nearest card a foundation takes next costs ``promise``.
         self.depth_weight = PROMISE_DEPTH
 
     # --- keys ----------------------------------------------------------------------------
 
-    def _intern(self, i: int) -> int:
-        content = (tuple(self.cards[i]), self.hidden[i] if self.r.keys_hidden else 0)
-        intern = self.intern
-        found = intern.get(content)
-        if found is None:
-            found = intern[content] = len(intern)
-        return found
+    def _node(self, parent: int, c: int) -> int:
+        """Return the trie node of the content of ``parent`` with ``c`` on top."""
+        key = parent << TRIE_SHIFT | c
+        node = self.trie.get(key)
+        if node is None:
+            node = self.trie[key] = len(self.up)
+            self.up.append(parent)
+            self.top.append(c)
+            self.depth.append(self.depth[parent] + 1)
+        return node
+
+    def _chain(self, cards: list[int]) -> list[int]:
+        """Return the nodes of every bottom part of ``cards``, the empty one first."""
+        chain = [0]
+        node = 0
+        for c in cards:
+            node = self._node(node, c)
+            chain.append(node)
+        return chain
+
+    def _rekey(self, i: int) -> None:
+        """Renew the number pile ``i`` stands for in the key."""
+        if self.r.keys_hidden:
+            self.ids[i] = self.chains[i][-1] << self.r.hidden_shift | self.hidden[i]
+        else:
+            self.ids[i] = self.chains[i][-1]
+
+    def _flipped(self, node: int, cards: list[int]) -> list[int]:
+        """Return the chain of ``cards``, the content of ``node`` turned over (remembered:
+        the stock turns the same waste over again and again)."""
+        chain = self.flipped.get(node)
+        if chain is None:
+            chain = self.flipped[node] = self._chain(cards)
+        return list(chain)
 
     def key(self) -> bytes:
         """Return the canonical key: equal for positions the rules cannot tell apart."""
@@ -297,26 +389,12 @@ class _Position:
         ids = self.ids
         settled = r.redeal_hook is None or self.redeals == 0
         stock_empty = r.stock is None or not self.cards[r.stock]
+        fixed, groups = r.layouts[settled][stock_empty]
         out = [self.redeals + 1]
-        if settled:
-            for group in r.groups_by_class:
-                out.extend(sorted([ids[i] for i in group]))
-        else:
-            out.extend(ids[i] for i in r.foundations)
-        if self.tableau_interchangeable():
-            out.extend(sorted([ids[i] for i in r.tableau]))
-        else:
-            out.extend(ids[i] for i in r.tableau)
-        if r.reserves:
-            if (not r.reserve_dealt or stock_empty) and not r.reserve_refill:
-                out.extend(sorted([ids[i] for i in r.reserves]))
-            else:
-                out.extend(ids[i] for i in r.reserves)
-        if r.stock is not None:
-            out.append(ids[r.stock])
-        if r.waste is not None:
-            out.append(ids[r.waste])
-        return array("I", out).tobytes()
+        out += fixed(ids)
+        for group in groups:
+            out += sorted(group(ids))
+        return array(r.key_packing, out).tobytes()
 
     def tableau_interchangeable(self) -> bool:
         """Return whether the key sorts the tableau piles (the order of the piles cannot matter
@@ -437,69 +515,92 @@ class _Position:
 
     # --- moves and their reversal ---------------------------------------------------------
 
-    def transfer(self, s: int, d: int, k: int) -> tuple[int, int, int, int, int, int]:
+    def transfer(self, s: int, d: int, k: int) -> Record:
         """Move the top ``k`` cards of ``s`` onto ``d``; return what ``untransfer`` needs."""
         r = self.r
         cards = self.cards
         hidden = self.hidden
+        chains = self.chains
         src = cards[s]
         moved = src[-k:]
         del src[-k:]
         cards[d].extend(moved)
+        schain = chains[s]
+        removed = schain[-k:]
+        del schain[-k:]
+        dchain = chains[d]
+        node = dchain[-1]
+        trie = self.trie
+        for c in moved:
+            after = trie.get(node << TRIE_SHIFT | c)
+            node = self._node(node, c) if after is None else after
+            dchain.append(node)
         old_hs = hidden[s]
-        if hidden[s] > len(src):
-            hidden[s] = len(src)
-        if src and hidden[s] >= len(src):
-            hidden[s] = len(src) - 1
+        n = len(src)
+        if old_hs >= n:
+            hidden[s] = n - 1 if n else 0
         refilled = -1
         old_hr = 0
         refill = r.refill[s]
-        if refill is not None and not src and cards[refill]:
+        if refill is not None and not n and cards[refill]:
             feeder = cards[refill]
-            src.append(feeder.pop())
+            c = feeder.pop()
+            chains[refill].pop()
+            src.append(c)
+            schain.append(self._node(0, c))
             hidden[s] = 0
             old_hr = hidden[refill]
-            if hidden[refill] > len(feeder):
-                hidden[refill] = len(feeder)
-            if feeder and hidden[refill] >= len(feeder):
-                hidden[refill] = len(feeder) - 1
+            left = len(feeder)
+            if old_hr >= left:
+                hidden[refill] = left - 1 if left else 0
             refilled = refill
-            self.ids[refill] = self._intern(refill)
+            self._rekey(refill)
         if r.is_foundation[d]:
             self.infound += k
+            onf = self.onf
             for c in moved:
-                self.onf[c] += 1
+                onf[c] += 1
         if r.is_foundation[s]:
             self.infound -= k
+            onf = self.onf
             for c in moved:
-                self.onf[c] -= 1
-        self.ids[s] = self._intern(s)
-        self.ids[d] = self._intern(d)
-        return (s, d, k, old_hs, refilled, old_hr)
+                onf[c] -= 1
+        self._rekey(s)
+        self._rekey(d)
+        return (s, d, k, old_hs, refilled, old_hr, removed)
 
-    def untransfer(self, record: tuple[int, int, int, int, int, int]) -> None:
-        s, d, k, old_hs, refilled, old_hr = record
+    def untransfer(self, record: Record) -> None:
+        s, d, k, old_hs, refilled, old_hr, removed = record
         r = self.r
         cards = self.cards
+        chains = self.chains
         if refilled >= 0:
-            cards[refilled].append(cards[s].pop())
+            c = cards[s].pop()
+            chains[s].pop()
+            cards[refilled].append(c)
+            feeder = chains[refilled]
+            feeder.append(self._node(feeder[-1], c))
             self.hidden[refilled] = old_hr
-            self.ids[refilled] = self._intern(refilled)
+            self._rekey(refilled)
         dst = cards[d]
         moved = dst[-k:]
         del dst[-k:]
+        del chains[d][-k:]
         cards[s].extend(moved)
+        chains[s].extend(removed)
         self.hidden[s] = old_hs
         if r.is_foundation[d]:
             self.infound -= k
+            onf = self.onf
             for c in moved:
-                self.onf[c] -= 1
+                onf[c] -= 1
         if r.is_foundation[s]:
             self.infound += k
+            onf = self.onf
             for c in moved:
-                self.onf[c] += 1
-        self.ids[s] = self._intern(s)
-        self.ids[d] = self._intern(d)
+                onf[c] += 1
+        self._rekey(s)
+        self._rekey(d)
 
     def deal(self, keys: bool = True) -> object:
         """Deal from the stock (or turn the waste over); return what ``undeal`` needs.
@@ -509,20 +610,31 @@ class _Position:
         r = self.r
         assert r.stock is not None and r.stock_rule is not None
         cards = self.cards
+        chains = self.chains
         stock = cards[r.stock]
+        schain = chains[r.stock]
         if r.stock_rule.deal_to is Kind.WASTE:
             assert r.waste is not None
             waste = cards[r.waste]
             if stock:
                 n = min(r.stock_rule.cards, len(stock))
+                wchain = chains[r.waste]
+                node = wchain[-1]
                 for _ in range(n):
-                    waste.append(stock.pop())
+                    c = stock.pop()
+                    schain.pop()
+                    waste.append(c)
+                    node = self._node(node, c)
+                    wchain.append(node)
                 self.hidden[r.stock] = len(stock)
                 record: object = n
             else:
+                turned = chains[r.waste][-1]
                 waste.reverse()
                 stock.extend(waste)
                 waste.clear()
+                chains[r.stock] = self._flipped(turned, stock)
+                chains[r.waste] = [0]
                 self.hidden[r.stock] = len(stock)
                 if self.redeals > 0:
                     self.redeals -= 1
@@ -535,34 +647,49 @@ class _Position:
         for i in targets:
             if not stock:
                 break
-            cards[i].append(stock.pop())
+            c = stock.pop()
+            schain.pop()
+            cards[i].append(c)
+            chain = chains[i]
+            chain.append(self._node(chain[-1], c))
             given.append(i)
-            self.ids[i] = self._intern(i)
+            self._rekey(i)
         self.hidden[r.stock] = len(stock)
-        self.ids[r.stock] = self._intern(r.stock)
+        self._rekey(r.stock)
         return given
 
     def rekey_stock(self) -> None:
         """Renew the keys of the stock and the waste."""
         r = self.r
         assert r.stock is not None and r.waste is not None
-        self.ids[r.stock] = self._intern(r.stock)
-        self.ids[r.waste] = self._intern(r.waste)
+        self._rekey(r.stock)
+        self._rekey(r.waste)
 
     def undeal(self, record: object, keys: bool = True) -> None:
         r = self.r
         assert r.stock is not None
         cards = self.cards
+        chains = self.chains
         stock = cards[r.stock]
+        schain = chains[r.stock]
         if isinstance(record, int):
             assert r.waste is not None
             waste = cards[r.waste]
             if record:
+                wchain = chains[r.waste]
+                node = schain[-1]
                 for _ in range(record):
-                    stock.append(waste.pop())
+                    c = waste.pop()
+                    wchain.pop()
+                    stock.append(c)
+                    node = self._node(node, c)
+                    schain.append(node)
             else:
+                turned = schain[-1]
                 waste.extend(reversed(stock))
                 stock.clear()
+                chains[r.waste] = self._flipped(turned, waste)
+                chains[r.stock] = [0]
                 if self.redeals >= 0:
                     self.redeals += 1
             self.hidden[r.stock] = len(stock)
@@ -571,10 +698,13 @@ class _Position:
             return
         assert isinstance(record, list)
         for i in reversed(record):
-            stock.append(cards[i].pop())
-            self.ids[i] = self._intern(i)
+            c = cards[i].pop()
+            chains[i].pop()
+            stock.append(c)
+            schain.append(self._node(schain[-1], c))
+            self._rekey(i)
         self.hidden[r.stock] = len(stock)
-        self.ids[r.stock] = self._intern(r.stock)
+        self._rekey(r.stock)
 
     def to_state(self) -> State:
         r = self.r
@@ -586,7 +716,8 @@ class _Position:
         for i, pile in enumerate(piles):
             self.cards[i] = list(pile.cards)
             self.hidden[i] = pile.hidden
-            self.ids[i] = self._intern(i)
+            self.chains[i] = self._chain(self.cards[i])
+            self._rekey(i)
         self.redeals = redeals
         self.onf = [0] * CARDS_PER_DECK
         for i in self.r.foundations:
@@ -608,35 +739,56 @@ class _Position:
         self._load(piles, redeals)
 
     def snapshot(self) -> bytes:
-        """Return the position packed as bytes, for ``restore``."""
-        out = array(self.r.packing, (self.redeals + 1,))
-        for pile, hidden in zip(self.cards, self.hidden, strict=True):
-            out.append(len(pile))
-            out.append(hidden)
-            out.extend(pile)
-        return out.tobytes()
+        """Return the position packed as bytes, for ``restore``: each pile's trie node and
+        face-down count (the trie stays with this object: a snapshot is restored by it)."""
+        values = [self.redeals + 1]
+        values += [chain[-1] for chain in self.chains]
+        values += self.hidden
+        return array("I", values).tobytes()
 
     def restore(self, packed: bytes) -> None:
-        """Set the position to one ``snapshot`` packed."""
-        values = array(self.r.packing)
+        """Set the position to one ``snapshot`` packed; only the piles that differ change,
+        each from the last card it shares with the pile wanted."""
+        values = array("I")
         values.frombytes(packed)
         self.redeals = values[0] - 1
-        at = 1
+        r = self.r
+        n = r.n
+        chains = self.chains
         cards = self.cards
-        for i in range(self.r.n):
-            n = values[at]
-            self.hidden[i] = values[at + 1]
-            at += 2
-            cards[i] = values[at : at + n].tolist()
-            at += n
-            self.ids[i] = self._intern(i)
-        self.onf = [0] * CARDS_PER_DECK
-        infound = 0
-        for i in self.r.foundations:
-            infound += len(cards[i])
-            for c in cards[i]:
-                self.onf[c] += 1
-        self.infound = infound
+        hidden = self.hidden
+        up = self.up
+        top = self.top
+        depth = self.depth
+        onf = self.onf
+        is_foundation = r.is_foundation
+        for i in range(n):
+            node = values[1 + i]
+            face_down = values[1 + n + i]
+            chain = chains[i]
+            if chain[-1] != node:
+                pile = cards[i]
+                added = []
+                x = node
+                while depth[x] >= len(chain) or chain[depth[x]] != x:
+                    added.append(x)
+                    x = up[x]
+                kept = depth[x]
+                if is_foundation[i]:
+                    for c in pile[kept:]:
+                        onf[c] -= 1
+                    for y in added:
+                        onf[top[y]] += 1
+                del chain[kept + 1 :]
+                del pile[kept:]
+                for y in reversed(added):
+                    chain.append(y)
+                    pile.append(top[y])
+            elif hidden[i] == face_down:
+                continue
+            hidden[i] = face_down
+            self._rekey(i)
+        self.infound = sum(len(cards[i]) for i in r.foundations)
 
     def promise(self) -> int:
         """Return how near the position looks to a win (higher is nearer): cards on the
@@ -743,7 +895,7 @@ class _Position:
         classes = {self.r.fclass[f] for f in self.r.foundations if self._future_accepts(f, c)}
         return len(classes) <= 1
 
-    def autos(self, records: list[tuple[int, int, int, int, int, int]], mode: int) -> None:
+    def autos(self, records: list[Record], mode: int) -> None:
         """Play safe foundation moves until none is left, appending their records.
 
         With ``mode`` SAFE, play them only where they are proved safe: no card ever comes back
@@ -754,7 +906,7 @@ class _Position:
         if mode == SAFE and (
             r.back is not Return.NONE or (r.redeal_hook is not None and self.redeals != 0)
         ):
-            if not any(r.returning_safe):
+            if not r.any_returning_safe:
                 return
             safe = self._safe_returning
         cards = self.cards
@@ -928,7 +1080,7 @@ class _Search:
                 pos.rekey_stock()
             log.append(("t", pos.transfer(s, d, k)))
         if self.use_autos:
-            autos: list[tuple[int, int, int, int, int, int]] = []
+            autos: list[Record] = []
             pos.autos(autos, self.use_autos)
             log.extend(("t", record) for record in autos)
         return log
@@ -976,7 +1128,7 @@ class _Search:
         pos = self.pos
         root_log: list[tuple[str, object]] = []
         if self.use_autos:
-            autos: list[tuple[int, int, int, int, int, int]] = []
+            autos: list[Record] = []
             pos.autos(autos, self.use_autos)
             root_log.extend(("t", record) for record in autos)
         if pos.won:
@@ -1029,7 +1181,7 @@ class _BestFirst(_Search):
         pos = self.pos
         root_log: list[tuple[str, object]] = []
         if self.use_autos:
-            autos: list[tuple[int, int, int, int, int, int]] = []
+            autos: list[Record] = []
             pos.autos(autos, self.use_autos)
             root_log.extend(("t", record) for record in autos)
         if pos.won:
