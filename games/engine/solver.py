@@ -237,6 +237,26 @@ class _Rules:
         self.lower: tuple[tuple[int, ...], ...] = ((),) * CARDS_PER_DECK
         self.returning_safe = self._returning_safe_cards(variant, piles, refills)
         self.any_returning_safe = any(self.returning_safe)
+        # For each card, the foundations that may ever take it, in order; for each foundation,
+        # whether it takes card c on top card t (at ``(t + 1) << 6 | c``; t = -1: empty).
+        self.takers = tuple(
+            tuple(
+                f
+                for f in self.foundations
+                if c in self.base_cards[f] or any(c in after for after in self.succ[f])
+            )
+            for c in range(CARDS_PER_DECK)
+        )
+        self.takes = [b""] * self.n
+        for f in self.foundations:
+            table = bytearray((CARDS_PER_DECK + 1) << 6)
+            for c in self.base_cards[f]:
+                table[c] = 1
+            for t in range(CARDS_PER_DECK):
+                for c in self.succ[f][t]:
+                    table[(t + 1) << 6 | c] = 1
+            self.takes[f] = bytes(table)
+        self.is_auto_source = tuple(i in self.auto_sources for i in range(self.n))
         # Where only single cards move and no redeal hook gathers the piles, only top cards
         # play and a top card is always face up (the stock's cards all face down): how many
         # cards lie face down decides nothing, so the key leaves it out (positions that differ
@@ -895,11 +915,17 @@ class _Position:
         classes = {self.r.fclass[f] for f in self.r.foundations if self._future_accepts(f, c)}
         return len(classes) <= 1
 
-    def autos(self, records: list[Record], mode: int) -> None:
+    def autos(
+        self, records: list[Record], mode: int, changed: tuple[int, ...] | None = None
+    ) -> None:
         """Play safe foundation moves until none is left, appending their records.
 
         With ``mode`` SAFE, play them only where they are proved safe: no card ever comes back
         from a foundation, and no redeal hook will gather the tableau again.
+
+        ``changed`` names the only piles whose top card may have changed since the position
+        had no automatic move left, with the foundations as they were then (a move between
+        other piles): only those piles' top cards are looked at, until one plays.
         """
         r = self.r
         safe = self._safe
@@ -911,6 +937,31 @@ class _Position:
             safe = self._safe_returning
         cards = self.cards
         hidden = self.hidden
+        if changed is not None:
+            # Whether to play depends only on the foundations, unchanged, and on the top card:
+            # the other piles' tops still have no move.
+            takers = r.takers
+            takes = r.takes
+            is_source = r.is_auto_source
+            for s in changed:
+                pile = cards[s]
+                n = len(pile)
+                if not n or hidden[s] >= n or not is_source[s]:
+                    continue
+                c = pile[-1]
+                for f in takers[c]:
+                    found = cards[f]
+                    m = len(found)
+                    if m < FOUNDATION_LIMIT and takes[f][(found[-1] + 1 if m else 0) << 6 | c]:
+                        break
+                else:
+                    continue
+                # The first foundation taking c, as the loop below finds it.
+                if mode == AGGRESSIVE or safe(c):
+                    records.append(self.transfer(s, f, 1))
+                    break
+            else:
+                return
         while self.infound != r.total:
             wanted: dict[int, int] = {}
             for f in r.foundations:
@@ -1078,10 +1129,18 @@ class _Search:
                 for _ in range(j):
                     log.append(("d", pos.deal(False)))
                 pos.rekey_stock()
-            log.append(("t", pos.transfer(s, d, k)))
+            record = pos.transfer(s, d, k)
+            log.append(("t", record))
         if self.use_autos:
             autos: list[Record] = []
-            pos.autos(autos, self.use_autos)
+            is_foundation = pos.r.is_foundation
+            if s < 0 or is_foundation[d] or is_foundation[s]:
+                pos.autos(autos, self.use_autos)
+            else:
+                # The position before had no automatic move left, and the foundations are as
+                # they were: only the piles this move changed may have one now (after the
+                # deals of a macro, the waste, its source).
+                pos.autos(autos, self.use_autos, (s, d) if record[4] < 0 else (s, d, record[4]))
             log.extend(("t", record) for record in autos)
         return log
 
