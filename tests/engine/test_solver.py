@@ -654,3 +654,41 @@ def test_the_full_search_keying_face_down_counts_or_not_agrees_on_random_endgame
             assert fewer <= more
         outcomes.append(without)
     assert {"won", "lost"} <= set(outcomes)
+
+
+@pytest.mark.parametrize("slug", launch_slugs())
+@pytest.mark.parametrize("mode", [SAFE, AGGRESSIVE])
+def test_automatic_moves_after_a_move_between_other_piles_match_a_look_at_every_pile(
+    slug: str, mode: int
+) -> None:
+    # given: positions along random games, each with no automatic move left
+    rng = random.Random(f"{slug} {mode}")
+    variant = builtin_variant(slug)
+    checked = 0
+    for game in range(4):
+        state = deal(variant, practice_seed(f"autos-{game}"))
+        rules = _Rules(variant, state.base_rank)
+        search = _Search(_Position(rules, state), autos=mode, nodes_left=0, deadline=0, clock=float)
+        search.pos.autos([], mode)
+        for _ in range(40):
+            moves = search.children(None)
+            if not moves:
+                break
+            before = search.pos.to_state()
+            for move in moves:
+                if move[0] or move[1] < 0:
+                    continue  # deals: every pile is looked at
+                # when: the search plays the move and its automatic moves
+                log = search.apply(move)
+                after = search.pos.to_state()
+                search.undo(log)
+
+                # then: they are those a look at every pile plays
+                fresh = _Position(rules, before)
+                _, s, d, k = move
+                fresh.transfer(s, d, k)
+                fresh.autos([], mode)
+                assert after == fresh.to_state()
+                checked += 1
+            search.apply(rng.choice(moves))
+    assert checked > 100
