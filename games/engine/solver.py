@@ -239,14 +239,7 @@ class _Rules:
         self.any_returning_safe = any(self.returning_safe)
         # For each card, the foundations that may ever take it, in order; for each foundation,
         # whether it takes card c on top card t (at ``(t + 1) << 6 | c``; t = -1: empty).
-        self.takers = tuple(
-            tuple(
-                f
-                for f in self.foundations
-                if c in self.base_cards[f] or any(c in after for after in self.succ[f])
-            )
-            for c in range(CARDS_PER_DECK)
-        )
+        takers: list[list[int]] = [[] for _ in range(CARDS_PER_DECK)]
         self.takes = [b""] * self.n
         for f in self.foundations:
             table = bytearray((CARDS_PER_DECK + 1) << 6)
@@ -256,6 +249,10 @@ class _Rules:
                 for c in self.succ[f][t]:
                     table[(t + 1) << 6 | c] = 1
             self.takes[f] = bytes(table)
+            for c in range(CARDS_PER_DECK):
+                if any(table[x << 6 | c] for x in range(CARDS_PER_DECK + 1)):
+                    takers[c].append(f)
+        self.takers = tuple(map(tuple, takers))
         self.is_auto_source = tuple(i in self.auto_sources for i in range(self.n))
         # Where only single cards move and no redeal hook gathers the piles, only top cards
         # play and a top card is always face up (the stock's cards all face down): how many
@@ -332,6 +329,12 @@ class _Rules:
             below = set(self.lower[c]) | {c}
             out.append(all(u in below for t in below for u in self.tsucc[t]))
         return tuple(out)
+
+
+@lru_cache(maxsize=32)
+def _rules(variant: Variant, base_rank: int | None) -> _Rules:
+    """Return the tables of ``variant``, made once for each (they are only read)."""
+    return _Rules(variant, base_rank)
 
 
 class _Position:
@@ -1343,7 +1346,7 @@ def solve(
     deadline = start + budget_seconds if budget_seconds is not None else float("inf")
     if state.won:
         return SolveResult("won", [], 0, clock() - start)
-    rules = _Rules(state.variant, state.base_rank)
+    rules = _rules(state.variant, state.base_rank)
     # The passes take turns, each making its quantum of positions in a turn, so a deal one of
     # them wins quickly is won quickly. The streamlined passes play automatic moves that are
     # only likely safe: they may prove a win, never a loss; they are needed only where such
