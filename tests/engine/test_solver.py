@@ -34,7 +34,9 @@ from games.engine.solver import (
     _Budget,
     _DeepBestFirst,
     _line,
+    _luby,
     _Position,
+    _Restarts,
     _Rules,
     _Search,
 )
@@ -298,7 +300,7 @@ def _one_pass(kind: type[_Search], state: State, autos: int) -> tuple[str, list[
     return outcome, _line(rules, logs or [])
 
 
-@pytest.mark.parametrize("kind", [_BestFirst, _DeepBestFirst, _Search])
+@pytest.mark.parametrize("kind", [_BestFirst, _DeepBestFirst, _Restarts, _Search])
 def test_each_pass_alone_wins_the_forced_win_and_exhausts_the_lost_position(table, kind) -> None:
     # given
     castile, canfield = table("castile"), table("canfield")
@@ -692,3 +694,53 @@ def test_automatic_moves_after_a_move_between_other_piles_match_a_look_at_every_
                 checked += 1
             search.apply(rng.choice(moves))
     assert checked > 100
+
+
+def test_lubys_sequence() -> None:
+    assert [_luby(i) for i in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
+
+
+def test_the_restarts_stop_each_run_after_its_share_and_win_in_another_order() -> None:
+    # given: a deal no run wins within a share of 40 positions, with runs of 40, 40, 80…
+    state = deal(builtin_variant("caprice"), practice_seed("bench-0"))
+    rules = _Rules(state.variant, state.base_rank)
+    search = _Restarts(
+        _Position(rules, state), autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float
+    )
+    search.unit = 40
+    steps = search.steps()
+
+    # when: the pass expands the positions its first four runs are given
+    for _ in range(40 + 40 + 80 + 40):
+        next(steps)
+
+    # then: the fifth run is under way, and the pass counts every run's positions
+    next(steps)
+    assert search.runs == 5
+    assert search.nodes == 201
+
+    # and: with a share its runs can finish in, the pass wins, and the line replays
+    search = _Restarts(
+        _Position(rules, state), autos=AGGRESSIVE, nodes_left=10**6, deadline=1e18, clock=float
+    )
+    search.unit = 200
+    outcome, logs = search.run()
+    assert outcome == "won"
+    assert search.runs > 1
+    assert replays_to_a_win(state, _line(rules, logs or []))
+
+
+def test_a_restart_tries_the_moves_in_another_order() -> None:
+    state = deal(builtin_variant("castile"), practice_seed("bench-0"))
+    rules = _Rules(state.variant, state.base_rank)
+    orders = []
+    for shuffle in (None, random.Random(2), random.Random(3)):
+        search = _Search(
+            _Position(rules, state), autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float
+        )
+        search.shuffle = shuffle
+        search.noise = _Restarts.noise
+        orders.append(search.children(None))
+
+    assert sorted(orders[0]) == sorted(orders[1]) == sorted(orders[2])
+    assert len({tuple(order) for order in orders}) == 3
