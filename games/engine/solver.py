@@ -68,7 +68,7 @@ DEFAULT_SECONDS = 60.0
 # The restarts' runs stop after this many positions expanded times a term of Luby's sequence;
 # a later run's order ranks a move by its score in ``children`` (64 a step) plus up to this
 # much of a random number.
-RESTART_UNIT = 3000
+RESTART_UNIT = 1000
 RESTART_NOISE = 130.0
 # The best-first pass keeps the positions it has yet to expand; past this many it gives way
 # to the depth-first pass (about 200 bytes each).
