@@ -249,15 +249,16 @@ class _Rules:
         self.takes = [b""] * self.n
         for f in self.foundations:
             table = bytearray((CARDS_PER_DECK + 1) << 6)
+            taken = set(self.base_cards[f])
             for c in self.base_cards[f]:
                 table[c] = 1
             for t in range(CARDS_PER_DECK):
                 for c in self.succ[f][t]:
                     table[(t + 1) << 6 | c] = 1
+                    taken.add(c)
             self.takes[f] = bytes(table)
-            for c in range(CARDS_PER_DECK):
-                if any(table[x << 6 | c] for x in range(CARDS_PER_DECK + 1)):
-                    takers[c].append(f)
+            for c in sorted(taken):
+                takers[c].append(f)
         self.takers = tuple(map(tuple, takers))
         self.is_auto_source = tuple(i in self.auto_sources for i in range(self.n))
         # Where only single cards move and no redeal hook gathers the piles, only top cards
