@@ -103,9 +103,10 @@ class SolveResult:
 
     ``outcome`` is ``"won"`` (``line`` is a complete winning line from the position),
     ``"lost"`` (the whole reachable game was searched: no line wins) or ``"unknown"`` (a budget
-    ran out; ``line`` is None). ``nodes`` counts the positions expanded, ``seconds`` the time
+    ran out; ``line`` is None). ``nodes`` counts the positions expanded by every pass (one
+    that several passes, or several restarts, expand counts for each), ``seconds`` the time
     spent, on the clock ``solve`` was given (CPU time by default). ``made`` counts every
-    position made by a move and looked up in the transposition table (the expanded ones, and
+    position made by a move and looked up in a transposition table (the expanded ones, and
     those found already searched).
     """
 
