@@ -66,10 +66,11 @@ _Found = tuple[Outcome, "list[list[tuple[str, object]]] | None"]
 DEFAULT_NODES = 1_000_000
 DEFAULT_SECONDS = 60.0
 # The restarts' runs stop after this many positions expanded times a term of Luby's sequence;
-# a later run's order ranks a move by its score in ``children`` (64 a step) plus up to this
-# much of a random number.
+# a later run's order ranks a move by its rank in ``children`` (its score times 64, plus the
+# deals of a stock macro) plus up to this much of a random number: below 1, only moves of the
+# same rank change places.
 RESTART_UNIT = 1000
-RESTART_NOISE = 130.0
+RESTART_NOISE = 1.0
 # The best-first pass keeps the positions it has yet to expand; past this many it gives way
 # to the depth-first pass (about 200 bytes each).
 MAX_FRONTIER = 1_000_000
@@ -84,8 +85,9 @@ IMove = tuple[int, int, int, int]
 # pile that refilled the source (or -1) and its face-down count before, the source's chain
 # nodes the cards took with them.
 Record = tuple[int, int, int, int, int, int, list[int]]
-# A trie node's child by card: ``node << TRIE_SHIFT | card`` (card codes are below 64).
-TRIE_SHIFT = 6
+# Card codes are below 64: a trie node's child by card is at ``node << CARD_BITS | card``, a
+# foundation's table entry for card c on top card t at ``(t + 1) << CARD_BITS | c``.
+CARD_BITS = 6
 DEAL = -1
 REDEAL = -2
 # Automatic foundation moves: provably safe ones only, or every foundation move a card has
@@ -171,13 +173,12 @@ class _Rules:
         self.base_rank = base_rank
         self.stock_rule = variant.stock
         self.redeal_hook = variant.redeal_hook
-        succ = _successors
         none: tuple[tuple[int, ...], ...] = ((),) * CARDS_PER_DECK
-        self.succ = tuple(succ(p.build) if p.build is not None else none for p in piles)
+        self.succ = tuple(_successors(p.build) if p.build is not None else none for p in piles)
         first = piles[variant.tableau[0]]
         assert first.build is not None
         self.tableau_build = first.build
-        self.tsucc = succ(first.build)
+        self.tsucc = _successors(first.build)
         self.tbuilds = _builds_table(first.build)
         self.sequences = tuple(p.sequences for p in piles)
         self.refill = tuple(p.refill_from for p in piles)
@@ -245,17 +246,17 @@ class _Rules:
         self.returning_safe = self._returning_safe_cards(variant, piles, refills)
         self.any_returning_safe = any(self.returning_safe)
         # For each card, the foundations that may ever take it, in order; for each foundation,
-        # whether it takes card c on top card t (at ``(t + 1) << 6 | c``; t = -1: empty).
+        # whether it takes card c on top card t (t = -1: empty; see CARD_BITS).
         takers: list[list[int]] = [[] for _ in range(CARDS_PER_DECK)]
         self.takes = [b""] * self.n
         for f in self.foundations:
-            table = bytearray((CARDS_PER_DECK + 1) << 6)
+            table = bytearray((CARDS_PER_DECK + 1) << CARD_BITS)
             taken = set(self.base_cards[f])
             for c in self.base_cards[f]:
                 table[c] = 1
             for t in range(CARDS_PER_DECK):
                 for c in self.succ[f][t]:
-                    table[(t + 1) << 6 | c] = 1
+                    table[(t + 1) << CARD_BITS | c] = 1
                     taken.add(c)
             self.takes[f] = bytes(table)
             for c in sorted(taken):
@@ -295,7 +296,7 @@ class _Rules:
             groups.extend(self.groups_by_class)
         else:
             fixed.extend(self.foundations)
-        if settled and (not self.tableau_dealt or self.stock is None or stock_empty):
+        if self.sorts_tableau(settled, stock_empty):
             groups.append(self.tableau)
         else:
             fixed.extend(self.tableau)
@@ -308,6 +309,11 @@ class _Rules:
             groups.remove(group)
             fixed.extend(group)
         return _getter(fixed), tuple(_getter(group) for group in groups)
+
+    def sorts_tableau(self, settled: bool, stock_empty: bool) -> bool:
+        """Return whether the order of the tableau piles cannot matter any more: no redeal to
+        come, and no stock that deals to them."""
+        return settled and (not self.tableau_dealt or self.stock is None or stock_empty)
 
     def _returning_safe_cards(
         self, variant: Variant, piles: tuple[PileRule, ...], refills: set[int]
@@ -359,7 +365,7 @@ class _Position:
                 self.onf[c] += 1
         self.infound = sum(len(self.cards[i]) for i in rules.foundations)
         # Pile contents are interned as the nodes of a trie: node 0 is the empty pile, and the
-        # content of node p with card c on top is ``trie[p << TRIE_SHIFT | c]``; ``up``,
+        # content of node p with card c on top is ``trie[p << CARD_BITS | c]``; ``up``,
         # ``top`` and ``depth`` give each node's parent, top card and number of cards. Each
         # pile keeps its chain (the nodes of its every bottom part, the empty one first), so a
         # card put on or taken off changes its node in one step.
@@ -381,7 +387,7 @@ class _Position:
 
     def _node(self, parent: int, c: int) -> int:
         """Return the trie node of the content of ``parent`` with ``c`` on top."""
-        key = parent << TRIE_SHIFT | c
+        key = parent << CARD_BITS | c
         node = self.trie.get(key)
         if node is None:
             node = self.trie[key] = len(self.up)
@@ -414,12 +420,19 @@ class _Position:
             chain = self.flipped[node] = self._chain(cards)
         return list(chain)
 
+    def _phase(self) -> tuple[bool, bool]:
+        """Return whether the redeals are over (or there are none) and the stock is empty (or
+        there is none): what the key's layout depends on."""
+        r = self.r
+        return r.redeal_hook is None or self.redeals == 0, r.stock is None or not self.cards[
+            r.stock
+        ]
+
     def key(self) -> bytes:
         """Return the canonical key: equal for positions the rules cannot tell apart."""
         r = self.r
         ids = self.ids
-        settled = r.redeal_hook is None or self.redeals == 0
-        stock_empty = r.stock is None or not self.cards[r.stock]
+        settled, stock_empty = self._phase()
         fixed, groups = r.layouts[settled][stock_empty]
         out = [self.redeals + 1]
         out += fixed(ids)
@@ -430,9 +443,7 @@ class _Position:
     def tableau_interchangeable(self) -> bool:
         """Return whether the key sorts the tableau piles (the order of the piles cannot matter
         any more: no redeal to come, and no stock that deals to them)."""
-        r = self.r
-        settled = r.redeal_hook is None or self.redeals == 0
-        return settled and (not r.tableau_dealt or r.stock is None or not self.cards[r.stock])
+        return self.r.sorts_tableau(*self._phase())
 
     @property
     def won(self) -> bool:
@@ -563,7 +574,7 @@ class _Position:
         node = dchain[-1]
         trie = self.trie
         for c in moved:
-            after = trie.get(node << TRIE_SHIFT | c)
+            after = trie.get(node << CARD_BITS | c)
             node = self._node(node, c) if after is None else after
             dchain.append(node)
         old_hs = hidden[s]
@@ -963,7 +974,10 @@ class _Position:
                 for f in takers[c]:
                     found = cards[f]
                     m = len(found)
-                    if m < FOUNDATION_LIMIT and takes[f][(found[-1] + 1 if m else 0) << 6 | c]:
+                    if (
+                        m < FOUNDATION_LIMIT
+                        and takes[f][(found[-1] + 1 if m else 0) << CARD_BITS | c]
+                    ):
                         break
                 else:
                     continue
@@ -1001,6 +1015,9 @@ class _Position:
 class _Search:
     """One depth-first pass with a transposition table over a ``_Position``."""
 
+    # How far a shuffled order strays from the ranked one (``children``, with ``shuffle``).
+    noise = RESTART_NOISE
+
     # What each card above the nearest card a foundation takes next costs the pass's
     # estimate (``_Position.promise``; used by the best-first passes).
     depth_weight = PROMISE_DEPTH
@@ -1030,7 +1047,6 @@ class _Search:
         # in the tests that check the search against one without it).
         self.one_empty_target = True
         self.shuffle: random.Random | None = None
-        self.noise = 1.0
 
     def children(self, parent: IMove | None) -> list[IMove]:
         pos = self.pos
@@ -1147,8 +1163,8 @@ class _Search:
                 for _ in range(j):
                     log.append(("d", pos.deal(False)))
                 pos.rekey_stock()
-            record = pos.transfer(s, d, k)
-            log.append(("t", record))
+            played = pos.transfer(s, d, k)
+            log.append(("t", played))
         if self.use_autos:
             autos: list[Record] = []
             is_foundation = pos.r.is_foundation
@@ -1158,7 +1174,7 @@ class _Search:
                 # The position before had no automatic move left, and the foundations are as
                 # they were: only the piles this move changed may have one now (after the
                 # deals of a macro, the waste, its source).
-                pos.autos(autos, self.use_autos, (s, d) if record[4] < 0 else (s, d, record[4]))
+                pos.autos(autos, self.use_autos, (s, d) if played[4] < 0 else (s, d, played[4]))
             log.extend(("t", record) for record in autos)
         return log
 
@@ -1262,8 +1278,8 @@ class _Restarts(_Search):
     share of positions expanded: ``unit`` times the run's term of Luby's sequence (1, 1, 2, 1,
     1, 2, 4, …), the restart schedule within a constant factor of the best for any
     distribution of run lengths. The first run tries moves in ``children``'s order; each later
-    one in an order of its own, the same ranks loosened by ``noise`` times a random number
-    (seeded by the run's number, so a solve is repeatable).
+    one in an order of its own, moves of the same rank shuffled (``noise``; the generator is
+    seeded by the run's number, so a solve is repeatable).
 
     A depth-first search that commits early to a hopeless line can spend its whole budget
     under it; one of many short runs in other orders more often walks straight into a win.
@@ -1272,7 +1288,6 @@ class _Restarts(_Search):
     """
 
     unit = RESTART_UNIT
-    noise = RESTART_NOISE
 
     def steps(self) -> Generator[None, None, _Found]:
         rules = self.pos.r
@@ -1285,7 +1300,6 @@ class _Restarts(_Search):
             run.one_empty_target = self.one_empty_target
             if self.runs > 1:
                 run.shuffle = random.Random(self.runs)
-                run.noise = self.noise
             limit = self.unit * _luby(self.runs)
             work, made, nodes = self.work, self.made, self.nodes
             steps = run.steps()

@@ -739,7 +739,6 @@ def test_a_restart_tries_the_moves_in_another_order() -> None:
             _Position(rules, state), autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float
         )
         search.shuffle = shuffle
-        search.noise = _Restarts.noise
         orders.append(search.children(None))
 
     assert sorted(orders[0]) == sorted(orders[1]) == sorted(orders[2])
