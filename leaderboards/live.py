@@ -40,7 +40,7 @@ from django.conf import settings
 
 from games import events, services
 from games.models import Deal, Game
-from games.ws.base import in_thread
+from games.ws.base import cancel_and_wait, in_thread
 from leaderboards import selectors
 
 logger = logging.getLogger(__name__)
@@ -514,9 +514,8 @@ class _Hub:
         self.members = {}
         if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
             return  # a task of another (ended) loop is gone with it
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, RuntimeError):
-            await asyncio.wait_for(task, timeout=STOP_SECONDS)
+        if not await cancel_and_wait([task], within=STOP_SECONDS):
+            logger.warning("the task %s did not stop within %s s", task.get_name(), STOP_SECONDS)
 
 
 _hub = _Hub()
@@ -556,9 +555,8 @@ class _Flusher:
         task, self.task = self.task, None
         if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
             return  # a task of another (ended) loop is gone with it
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError, RuntimeError):
-            await asyncio.wait_for(task, timeout=STOP_SECONDS)
+        if not await cancel_and_wait([task], within=STOP_SECONDS):
+            logger.warning("the task %s did not stop within %s s", task.get_name(), STOP_SECONDS)
 
 
 _flusher = _Flusher()

@@ -39,7 +39,6 @@ from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from channels.layers import get_channel_layer
-from channels.utils import await_many_dispatch
 from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
 from django.utils import translation
@@ -57,6 +56,7 @@ CLOSE_FORBIDDEN = 4403
 CLOSE_NOT_FOUND = 4404
 CLOSE_RATE_LIMITED = 4429
 MAX_FRAME_BYTES = 64 * 1024
+CANCEL_AGAIN_SECONDS = 0.05
 UNAVAILABLE = ErrorCode.UNAVAILABLE.value
 
 
@@ -135,6 +135,58 @@ def unavailable_frame() -> dict[str, Any]:
     )
 
 
+async def cancel_and_wait(tasks: list[asyncio.Future[Any]], within: float | None = None) -> bool:
+    """Cancel ``tasks`` and wait until they have ended (or ``within`` seconds, if given).
+
+    A task may swallow a cancellation: on Python 3.11, ``asyncio.wait_for`` returns its result
+    instead when what it awaits ends in the same turn of the loop as the cancel (CPython
+    gh-86296, mended in 3.12), and redis-py writes each command through ``wait_for``. A socket's
+    channel-layer receive hit that race on every few closes, then sat in Redis' blocking pop (5 s)
+    and popped again, until some message for the process came. So the tasks are cancelled
+    again every ``CANCEL_AGAIN_SECONDS`` while any runs. An exception a task ended with is
+    logged. Return whether every task has ended.
+    """
+    loop = asyncio.get_running_loop()
+    deadline = None if within is None else loop.time() + within
+    pending = {task for task in tasks if not task.done()}
+    try:
+        while pending:
+            for task in pending:
+                task.cancel()
+            wait = CANCEL_AGAIN_SECONDS
+            if deadline is not None:
+                wait = min(wait, deadline - loop.time())
+                if wait <= 0:
+                    return False
+            _, pending = await asyncio.wait(pending, timeout=wait)
+    finally:
+        for task in tasks:
+            if task.done() and not task.cancelled() and task.exception() is not None:
+                logger.warning("a task ended with %r while it was cancelled", task.exception())
+    return True
+
+
+async def dispatch_until_stopped(
+    sources: list[Callable[[], Any]], dispatch: Callable[[Any], Any]
+) -> None:
+    """Await a message from each source, dispatch each in turn, until ``dispatch`` raises.
+
+    Channels' ``await_many_dispatch``, except that the sources' tasks are ended for sure on the
+    way out (``cancel_and_wait``), so that a closed socket's consumer ends at once.
+    """
+    tasks = [asyncio.ensure_future(source()) for source in sources]
+    try:
+        while True:
+            await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for index, task in enumerate(tasks):
+                if task.done():
+                    result = task.result()
+                    await dispatch(result)
+                    tasks[index] = asyncio.ensure_future(sources[index]())
+    finally:
+        await cancel_and_wait(tasks)
+
+
 def utf8_size_over(text: str, limit: int) -> bool:
     """Whether ``text`` takes more than ``limit`` bytes in UTF-8 (cheap for short text)."""
     if len(text) > limit:
@@ -166,7 +218,7 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
             self.channel_name = await self.channel_layer.new_channel()
             sources.append(self._layer_receive)
         with contextlib.suppress(StopConsumer):
-            await await_many_dispatch(sources, self.dispatch)
+            await dispatch_until_stopped(sources, self.dispatch)
 
     async def _layer_receive(self) -> dict[str, Any]:
         if self._layer_failed:
