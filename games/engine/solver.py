@@ -141,6 +141,9 @@ def _builds_table(build: Build) -> bytes:
     )
 
 
+_first = itemgetter(0)
+
+
 def _getter(indexes: list[int] | tuple[int, ...]) -> Callable[[list[int]], tuple[int, ...]]:
     """Return a function of a list giving the tuple of its items at ``indexes``."""
     if len(indexes) >= 2:
@@ -192,6 +195,36 @@ class _Rules:
             if empty in (ANY_RANK, NO_CARD)
             else tuple(c for c in range(CARDS_PER_DECK) if RANK_OF[c] == empty)
         )
+        # Where tableau piles are looked up for the card they take: a top card registers
+        # under its keys (``top_keys``), an empty pile that takes only some cards under
+        # ``empty_keys``, and a card looks up its first key and its other keys. Where several
+        # top cards take the same cards (a build regardless of suit, or of colour), a key is
+        # such a class of top cards: one entry a pile instead of one per card it takes. Else
+        # (a build in suit) the tableau piles go with the foundations, under the cards they
+        # take, and a card has no key of its own.
+        accepted: dict[tuple[int, ...], int] = {}
+        for took in self.tsucc:
+            if took:
+                accepted.setdefault(took, len(accepted))
+        self.shared_keys = len(accepted) < sum(1 for took in self.tsucc if took)
+        if self.shared_keys:
+            empty_class = CARDS_PER_DECK  # no class number reaches it
+            self.top_keys: tuple[tuple[int, ...], ...] = tuple(
+                (accepted[took],) if took else () for took in self.tsucc
+            )
+            self.empty_keys: tuple[int, ...] = (empty_class,) if self.empty_cards else ()
+            keys_of: list[list[int]] = [[] for _ in range(CARDS_PER_DECK)]
+            for took, k in accepted.items():
+                for c in took:
+                    keys_of[c].append(k)
+            for c in self.empty_cards:
+                keys_of[c].append(empty_class)
+        else:
+            self.top_keys = self.tsucc
+            self.empty_keys = self.empty_cards
+            keys_of = [[] for _ in range(CARDS_PER_DECK)]
+        self.key_first = tuple(ks[0] if ks else -1 for ks in keys_of)
+        self.key_others = tuple(tuple(ks[1:]) for ks in keys_of)
         # What an empty foundation takes.
         self.base_cards: list[tuple[int, ...]] = []
         for i in range(self.n):
@@ -451,8 +484,11 @@ class _Position:
 
     # --- move generation -----------------------------------------------------------------
 
-    def _accepting(self) -> tuple[dict[int, list[int]], list[int]]:
-        """Return the piles taking each card now, and the empty tableau piles taking any card."""
+    def _accepting(self) -> tuple[dict[int, list[int]], dict[int, list[int]], list[int]]:
+        """Return the piles taking each card now, the tableau piles under each key
+        (``_Rules.top_keys``; where keys are shared, the first holds only the foundations)
+        and the empty tableau piles taking any card. ``destinations`` reads a card's piles
+        off the first two."""
         r = self.r
         cards = self.cards
         acc: dict[int, list[int]] = {}
@@ -463,12 +499,15 @@ class _Position:
                 continue
             for c in r.succ[f][pile[-1]] if n else r.base_cards[f]:
                 acc.setdefault(c, []).append(f)
+        tacc: dict[int, list[int]] = {}
+        keyed = tacc if r.shared_keys else acc
         any_empty: list[int] = []
+        top_keys = r.top_keys
         for t in r.tableau:
             pile = cards[t]
             if pile:
-                for c in r.tsucc[pile[-1]]:
-                    acc.setdefault(c, []).append(t)
+                for k in top_keys[pile[-1]]:
+                    keyed.setdefault(k, []).append(t)
                 continue
             refill = r.refill[t]
             if refill is not None and cards[refill]:
@@ -476,9 +515,27 @@ class _Position:
             if r.empty_any:
                 any_empty.append(t)
             else:
-                for c in r.empty_cards:
-                    acc.setdefault(c, []).append(t)
-        return acc, any_empty
+                for k in r.empty_keys:
+                    keyed.setdefault(k, []).append(t)
+        return acc, tacc, any_empty
+
+    def destinations(
+        self, acc: dict[int, list[int]], tacc: dict[int, list[int]], c: int
+    ) -> list[int]:
+        """Return the piles of ``_accepting`` taking card ``c`` (not the empty piles taking
+        any card): its foundations, then the tableau piles in order."""
+        r = self.r
+        found = acc.get(c)
+        tableau = tacc.get(r.key_first[c])
+        for k in r.key_others[c]:
+            more = tacc.get(k)
+            if more:
+                tableau = sorted(tableau + more) if tableau else more
+        if not found:
+            return tableau or []
+        if not tableau:
+            return found
+        return [*found, *tableau]
 
     def sequence_length(self, s: int) -> int:
         pile = self.cards[s]
@@ -492,7 +549,11 @@ class _Position:
         return length
 
     def transfers(
-        self, acc: dict[int, list[int]], any_empty: list[int], sources: tuple[int, ...]
+        self,
+        acc: dict[int, list[int]],
+        tacc: dict[int, list[int]],
+        any_empty: list[int],
+        sources: tuple[int, ...],
     ) -> list[IMove]:
         """Return every legal transfer from ``sources``."""
         r = self.r
@@ -501,27 +562,48 @@ class _Position:
         out: list[IMove] = []
         is_found = r.is_foundation
         is_tab = r.is_tableau
+        shared = r.shared_keys
+        key_first = r.key_first
+        key_others = r.key_others
         for s in sources:
             pile = cards[s]
             if hidden[s] >= len(pile):
                 continue
             c = pile[-1]
+            # ``destinations``, inlined: this is the search's innermost loop.
+            found = acc.get(c)
+            tableau = None
+            if shared:
+                tableau = tacc.get(key_first[c])
+                for k in key_others[c]:
+                    more = tacc.get(k)
+                    if more:
+                        tableau = sorted(tableau + more) if tableau else more
             if is_found[s]:
                 if r.placed[s] and len(pile) == 1:
                     continue
                 only_tableau = r.back is Return.TABLEAU
-                for d in acc.get(c, ()):
-                    if d != s and (is_tab[d] or not only_tableau):
+                if found:
+                    for d in found:
+                        if d != s and (is_tab[d] or not only_tableau):
+                            out.append((0, s, d, 1))
+                if tableau:
+                    for d in tableau:
                         out.append((0, s, d, 1))
             else:
-                for d in acc.get(c, ()):
-                    if d != s:
-                        out.append((0, s, d, 1))
+                if found:
+                    for d in found:
+                        if d != s:
+                            out.append((0, s, d, 1))
+                if tableau:
+                    for d in tableau:
+                        if d != s:
+                            out.append((0, s, d, 1))
             for d in any_empty:
                 out.append((0, s, d, 1))
             if r.sequences[s]:
                 for k in range(2, self.sequence_length(s) + 1):
-                    for d in acc.get(pile[-k], ()):
+                    for d in self.destinations(acc, tacc, pile[-k]):
                         if d != s and is_tab[d]:
                             out.append((0, s, d, k))
                     for d in any_empty:
@@ -547,8 +629,8 @@ class _Position:
         """Return every legal move, as the engine's ``legal_moves`` lists them (for checks)."""
         if self.won:
             return []
-        acc, any_empty = self._accepting()
-        out = self.transfers(acc, any_empty, self.r.sources)
+        acc, tacc, any_empty = self._accepting()
+        out = self.transfers(acc, tacc, any_empty, self.r.sources)
         if self.can_deal():
             out.append((0, DEAL, 0, 0))
         if self.can_redeal():
@@ -1051,10 +1133,10 @@ class _Search:
     def children(self, parent: IMove | None) -> list[IMove]:
         pos = self.pos
         r = pos.r
-        acc, any_empty = pos._accepting()
-        moves = pos.transfers(acc, any_empty, r.sources)
+        acc, tacc, any_empty = pos._accepting()
+        moves = pos.transfers(acc, tacc, any_empty, r.sources)
         if r.macro:
-            moves.extend(self._macros(acc, any_empty))
+            moves.extend(self._macros(acc, tacc, any_empty))
         elif pos.can_deal():
             moves.append((0, DEAL, 0, 0))
         if pos.can_redeal():
@@ -1072,46 +1154,64 @@ class _Search:
                 if not cards[t]:
                     first_empty = t
                     break
+        is_found = r.is_foundation
+        is_tab = r.is_tableau
         scored: list[tuple[int, IMove]] = []
+        append = scored.append
+        # The moves come grouped by source: what depends on the source alone is read once.
+        last = -99
+        size = from_found = from_tab = from_hidden = skip_source = 0
         for move in moves:
             j, s, d, k = move
             if s < 0:
-                scored.append((9, move))
+                append((9, move))
                 continue
-            if first_empty >= 0 and d != first_empty and r.is_tableau[d] and not cards[d]:
+            if s != last:
+                last = s
+                size = len(cards[s])
+                from_found = is_found[s]
+                from_tab = is_tab[s]
+                from_hidden = hidden[s]
+                # The automatic moves would play a card returned from a foundation straight
+                # back (moves between foundations stay).
+                skip_source = returns_undone and from_found
+            to_found = is_found[d]
+            if skip_source and not to_found:
+                continue
+            if first_empty >= 0 and d != first_empty and is_tab[d] and not cards[d]:
                 continue  # the same position as the move to the first empty pile
             if parent is not None and parent[1] == d and parent[2] == s and parent[3] == k:
                 continue  # undoes the parent move
-            if returns_undone and r.is_foundation[s] and not r.is_foundation[d]:
-                continue  # the automatic moves would play the card straight back
-            left = len(cards[s]) - k
-            if tableau_free and left == 0 and r.is_tableau[s] and r.is_tableau[d] and not cards[d]:
+            left = size - k
+            if tableau_free and left == 0 and from_tab and is_tab[d] and not cards[d]:
                 continue  # a whole pile onto an empty one: the same position
-            if r.is_foundation[d]:
+            if to_found:
                 score = 0
-            elif r.is_foundation[s]:
+            elif from_found:
                 score = 7
-            elif left > 0 and hidden[s] >= left:
+            elif left > 0 and from_hidden >= left:
                 score = 1
-            elif left == 0 and r.is_tableau[s]:
+            elif left == 0 and from_tab:
                 score = 2
-            elif not r.is_tableau[s]:
+            elif not from_tab:
                 score = 3
             elif cards[d]:
                 score = 4
             else:
                 score = 6
-            scored.append((score * 64 + min(j, 63), move))
+            append((score * 64 + (j if j < 63 else 63), move))
         shuffle = self.shuffle
         if shuffle is None:
-            scored.sort(key=lambda item: item[0])
+            scored.sort(key=_first)
         else:
             noise = self.noise
             scored.sort(key=lambda item: item[0] + noise * shuffle.random())
         # The stack pops from the end: the best move last.
         return [move for _, move in reversed(scored)]
 
-    def _macros(self, acc: dict[int, list[int]], any_empty: list[int]) -> list[IMove]:
+    def _macros(
+        self, acc: dict[int, list[int]], tacc: dict[int, list[int]], any_empty: list[int]
+    ) -> list[IMove]:
         """Return "deal j times, then play the waste's top" for every j of one stock cycle."""
         pos = self.pos
         r = pos.r
@@ -1141,7 +1241,7 @@ class _Search:
                 break
             j += 1
             if waste:
-                for d in acc.get(waste[-1], ()):
+                for d in pos.destinations(acc, tacc, waste[-1]):
                     out.append((j, w, d, 1))
                 for d in any_empty:
                     out.append((j, w, d, 1))

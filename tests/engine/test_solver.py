@@ -16,6 +16,7 @@ from games.engine import (
     apply_move,
     builtin_rules,
     builtin_variant,
+    catalogue,
     compile_rules,
     deal,
     launch_slugs,
@@ -393,10 +394,10 @@ def test_stock_macros_are_the_waste_tops_the_engines_deals_reach(slug: str) -> N
     for _ in range(25):
         rules = _Rules(variant, state.base_rank)
         search = _Search(_Position(rules, state), autos=SAFE, nodes_left=1, deadline=0, clock=float)
-        acc, any_empty = search.pos._accepting()
+        acc, tacc, any_empty = search.pos._accepting()
 
         # when
-        macros = search._macros(acc, any_empty)
+        macros = search._macros(acc, tacc, any_empty)
 
         # then: each is j deals of the engine and a legal play of the waste's top; none missing
         expected = set()
@@ -429,7 +430,10 @@ def _engine_move(state: State, move: IMove) -> AnyMove:
     return Move(ids[source], ids[target], count)
 
 
-@pytest.mark.parametrize("slug", launch_slugs())
+SHIPPED_SLUGS = [entry["slug"] for entry in catalogue()]
+
+
+@pytest.mark.parametrize("slug", SHIPPED_SLUGS)
 def test_the_solvers_moves_agree_with_the_engine_on_random_positions(slug: str) -> None:
     rng = random.Random(slug)
     variant = builtin_variant(slug)
@@ -743,3 +747,33 @@ def test_a_restart_tries_the_moves_in_another_order() -> None:
 
     assert sorted(orders[0]) == sorted(orders[1]) == sorted(orders[2])
     assert len({tuple(order) for order in orders}) == 3
+
+
+@pytest.mark.parametrize(
+    ("slug", "shared"),
+    [
+        ("castile", True),  # down regardless of suit: a class is a rank
+        ("box-kite", True),  # up or down regardless of suit
+        ("quadruple-canfield", True),  # down in alternate colours: a class is rank and colour
+        ("caprice", False),  # up or down in suit: each top card takes cards of its own
+        ("capricieuse", False),
+    ],
+)
+def test_tableau_piles_are_looked_up_by_class_of_top_card_where_top_cards_share_what_they_take(
+    slug: str, shared: bool
+) -> None:
+    variant = builtin_variant(slug)
+    rules = _Rules(variant, deal(variant, practice_seed("keys")).base_rank)
+    assert rules.shared_keys is shared
+    # and whichever way, a card's tableau piles are those whose top card takes it
+    state = deal(variant, practice_seed("keys"))
+    position = _Position(rules, state)
+    acc, tacc, _ = position._accepting()
+    for c in range(len(rules.tsucc)):
+        expected = [
+            t
+            for t in rules.tableau
+            if position.cards[t] and c in rules.tsucc[position.cards[t][-1]]
+        ]
+        found = [d for d in position.destinations(acc, tacc, c) if rules.is_tableau[d]]
+        assert found == expected, c
