@@ -1215,37 +1215,43 @@ class _Search:
         """Return "deal j times, then play the waste's top" for every j of one stock cycle."""
         pos = self.pos
         r = pos.r
-        assert r.waste is not None and r.stock is not None and r.stock_rule is not None
-        # The deals are played on copies of the stock and the waste, as ``deal`` plays them.
-        stock = list(pos.cards[r.stock])
-        waste = list(pos.cards[r.waste])
-        redeals = pos.redeals
-        per_deal = r.stock_rule.cards
+        assert r.waste is not None
         w = r.waste
+        destinations = pos.destinations
         out: list[IMove] = []
-        j = 0
-        recycles = 0
-        while True:
-            if stock:
-                for _ in range(min(per_deal, len(stock))):
-                    waste.append(stock.pop())
-            elif waste and redeals != 0:
-                waste.reverse()
-                stock, waste = waste, []
-                if redeals > 0:
-                    redeals -= 1
-                recycles += 1
-                if recycles == 2:
-                    break
-            else:
-                break
-            j += 1
-            if waste:
-                for d in pos.destinations(acc, tacc, waste[-1]):
-                    out.append((j, w, d, 1))
-                for d in any_empty:
-                    out.append((j, w, d, 1))
+        for j, c in self._waste_tops():
+            for d in destinations(acc, tacc, c):
+                out.append((j, w, d, 1))
+            for d in any_empty:
+                out.append((j, w, d, 1))
         return out
+
+    def _waste_tops(self) -> list[tuple[int, int]]:
+        """Return (j, the waste's top after j deals) for every j of one stock cycle: the
+        deals through the stock, the waste turned over (a deal showing no top), the deals
+        through it again, as ``deal`` plays them, up to the next turn."""
+        pos = self.pos
+        r = pos.r
+        assert r.waste is not None and r.stock is not None and r.stock_rule is not None
+        stock = pos.cards[r.stock]
+        waste = pos.cards[r.waste]
+        per_deal = r.stock_rule.cards
+        tops: list[tuple[int, int]] = []
+        j = 0
+        # The k-th deal through a pile of n cards (its top last) shows card n - k * per_deal,
+        # or the bottom card for a last deal of fewer cards.
+        pile = stock
+        for turn in (0, 1):
+            i = len(pile) - per_deal
+            while i > -per_deal:
+                j += 1
+                tops.append((j, pile[i if i > 0 else 0]))
+                i -= per_deal
+            if turn or not (stock or waste) or pos.redeals == 0:
+                break
+            j += 1  # the waste turned over: the stock is now the old stock, then the waste
+            pile = stock + waste[::-1]
+        return tops
 
     def apply(self, move: IMove) -> list[tuple[str, object]]:
         """Play ``move`` and the automatic moves after it; return the undo log."""

@@ -420,6 +420,47 @@ def test_stock_macros_are_the_waste_tops_the_engines_deals_reach(slug: str) -> N
         state = apply_move(state, rng.choice(moves)) if moves else state
 
 
+@pytest.mark.parametrize("slug", ["canfield", "quadruple-canfield"])
+def test_the_waste_tops_of_a_stock_cycle_are_those_the_engines_deals_show(slug: str) -> None:
+    # given: every phase of the stock, dealt through (a full stock, a last deal of fewer
+    # cards, an empty stock, the waste turned over, again)
+    variant = builtin_variant(slug)
+    state = deal(variant, practice_seed("waste-tops"))
+    rules = _Rules(variant, state.base_rank)
+    stock, waste = variant.ids[rules.stock], variant.ids[rules.waste]
+    phases = set()
+    for step in range(3 * 80):
+        left = len(state.pile(stock).cards)
+        if step % 7 and left > 3:  # every seventh position, and each near the stock's end
+            state = apply_move(state, Deal())
+            continue
+        phases.add(min(left, 4))
+        search = _Search(_Position(rules, state), autos=SAFE, nodes_left=1, deadline=0, clock=float)
+
+        # when
+        tops = search._waste_tops()
+
+        # then: the engine's deals show the same tops, up to the waste's second turn over
+        expected = []
+        dealt, turns = state, 0
+        for j in range(1, 1000):
+            if Deal() not in legal_moves(dealt):
+                break
+            if not dealt.pile(stock).cards:
+                turns += 1
+                if turns == 2:
+                    break
+            dealt = apply_move(dealt, Deal())
+            shown = dealt.pile(waste).cards
+            if shown:
+                expected.append((j, shown[-1]))
+        assert tops == expected
+        if Deal() not in legal_moves(state):
+            break
+        state = apply_move(state, Deal())
+    assert {0, 4} <= phases and phases & {1, 2}  # an empty stock; a last deal of fewer cards
+
+
 def _engine_move(state: State, move: IMove) -> AnyMove:
     _, source, target, count = move
     if source == DEAL:
