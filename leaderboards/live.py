@@ -445,6 +445,14 @@ async def flush(now: float | None = None, watched: list[WatchedDeal] | None = No
 STOP_SECONDS = 2.0
 
 
+async def _stop_task(task: asyncio.Task[Any] | None) -> None:
+    """Cancel a task of this process and wait for it to end, up to ``STOP_SECONDS``."""
+    if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
+        return  # a task of another (ended) loop is gone with it
+    if not await cancel_and_wait([task], within=STOP_SECONDS):
+        logger.warning("the task %s did not stop within %s s", task.get_name(), STOP_SECONDS)
+
+
 class _Hub:
     """This process's one member of each watched deal's group.
 
@@ -512,10 +520,7 @@ class _Hub:
     async def stop(self) -> None:
         task, self.task = self.task, None
         self.members = {}
-        if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
-            return  # a task of another (ended) loop is gone with it
-        if not await cancel_and_wait([task], within=STOP_SECONDS):
-            logger.warning("the task %s did not stop within %s s", task.get_name(), STOP_SECONDS)
+        await _stop_task(task)
 
 
 _hub = _Hub()
@@ -553,10 +558,7 @@ class _Flusher:
 
     async def stop(self) -> None:
         task, self.task = self.task, None
-        if task is None or task.done() or task.get_loop() is not asyncio.get_running_loop():
-            return  # a task of another (ended) loop is gone with it
-        if not await cancel_and_wait([task], within=STOP_SECONDS):
-            logger.warning("the task %s did not stop within %s s", task.get_name(), STOP_SECONDS)
+        await _stop_task(task)
 
 
 _flusher = _Flusher()

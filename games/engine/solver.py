@@ -1249,7 +1249,9 @@ class _Search:
                 i -= per_deal
             if turn or not (stock or waste) or pos.redeals == 0:
                 break
-            j += 1  # the waste turned over: the stock is now the old stock, then the waste
+            # The waste turned over (a deal showing no top): the new stock holds, bottom to top,
+            # the old stock's cards, then the waste's, its bottom card on top.
+            j += 1
             pile = stock + waste[::-1]
         return tops
 
