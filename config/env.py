@@ -63,6 +63,24 @@ def env_float(env: Mapping[str, str], name: str, default: float) -> float:
         raise ImproperlyConfigured(f"{name} must be a number, not {raw!r}.") from None
 
 
+def env_seconds(env: Mapping[str, str], name: str, default: float, most: float) -> float:
+    """Read a budget of seconds: more than 0 and at most ``most`` (NaN and infinity refused)."""
+    value = env_float(env, name, default)
+    if not 0 < value <= most:  # False for NaN
+        raise ImproperlyConfigured(
+            f"{name} must be more than 0 and at most {most:g} seconds, not {value:g}."
+        )
+    return value
+
+
+def env_count(env: Mapping[str, str], name: str, default: int, least: int) -> int:
+    """Read a whole number of at least ``least``."""
+    value = env_int(env, name, default)
+    if value < least:
+        raise ImproperlyConfigured(f"{name} must be at least {least}, not {value}.")
+    return value
+
+
 def gc_threshold(env: Mapping[str, str]) -> int:
     """Read ``GC_THRESHOLD``, the youngest generation's collection threshold of a worker
     (config/collector.py): at least 100; 0 would switch the collector off and leak cycles."""

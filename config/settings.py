@@ -198,12 +198,14 @@ GC_THRESHOLD = config_env.gc_threshold(ENV)
 
 # The solver (games/engine/solver.py) on the server: certifying daily deals ahead of time
 # (preparedeals) and hints. Each budget is wall time per search.
-DEAL_ATTEMPTS = config_env.env_int(ENV, "DEAL_ATTEMPTS", 5)
-DEAL_CERTIFY_SECONDS = float(ENV.get("DEAL_CERTIFY_SECONDS", "10"))
-HINT_SECONDS = float(ENV.get("HINT_SECONDS", "1"))
+# A budget that is not more than 0 and finite stops the start with the reason, as a bad one
+# would otherwise make every search answer "unknown" or never end.
+DEAL_ATTEMPTS = config_env.env_count(ENV, "DEAL_ATTEMPTS", 5, least=1)
+DEAL_CERTIFY_SECONDS = config_env.env_seconds(ENV, "DEAL_CERTIFY_SECONDS", 10, most=3600)
+HINT_SECONDS = config_env.env_seconds(ENV, "HINT_SECONDS", 1, most=60)
 # Child processes of each worker that search hints (games/services/hints.py); 0 searches in the
 # request's thread.
-HINT_PROCESSES = config_env.env_int(ENV, "HINT_PROCESSES", 1)
+HINT_PROCESSES = config_env.env_count(ENV, "HINT_PROCESSES", 1, least=0)
 
 REST_FRAMEWORK = {
     # Token first: DRF's 401 needs the first class to name a WWW-Authenticate scheme.

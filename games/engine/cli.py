@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,36 @@ def _variant(name: str) -> Variant:
     except KeyError:
         known = ", ".join(entry["slug"] for entry in catalogue())
         raise UsageError(f"unknown variant {name!r} (known: {known})") from None
+
+
+def _count(text: str, least: int) -> int:
+    """Read a whole number of at least ``least`` (an argparse type: a bad one exits 2)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if value < least:
+        raise argparse.ArgumentTypeError(f"must be at least {least}, not {value}")
+    return value
+
+
+def _positive_count(text: str) -> int:
+    return _count(text, 1)
+
+
+def _depth(text: str) -> int:
+    return _count(text, 0)
+
+
+def _seconds(text: str) -> float:
+    """Read a number of seconds: more than 0 and finite (an argparse type)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be more than 0 and finite, not {text}")
+    return value
 
 
 def _seed(args: argparse.Namespace) -> bytes:
@@ -130,14 +161,18 @@ def main(argv: list[str] | None = None) -> int:
     seeds.add_argument(
         "--from-state", action="store_true", help="solve the deal-format position on stdin"
     )
-    solver.add_argument("--budget-nodes", type=int, help="stop after expanding N positions")
-    solver.add_argument("--budget-seconds", type=float, help="stop after S seconds of CPU time")
+    solver.add_argument(
+        "--budget-nodes", type=_positive_count, help="stop after expanding N positions (N ≥ 1)"
+    )
+    solver.add_argument(
+        "--budget-seconds", type=_seconds, help="stop after S seconds of CPU time (S > 0)"
+    )
     counter = commands.add_parser("perft", help="count the legal-move tree's leaves at a depth")
     counter.add_argument("variant", help="a variant slug, or a rules document .json file")
     seeds = counter.add_mutually_exclusive_group(required=True)
     seeds.add_argument("--seed-text", help="practice seed text")
     seeds.add_argument("--seed", help="seed as 64 hex digits")
-    counter.add_argument("--depth", type=int, required=True, help="plies to count")
+    counter.add_argument("--depth", type=_depth, required=True, help="plies to count (0 or more)")
     counter.add_argument("--divide", action="store_true", help="print the count per first move")
     commands.add_parser("variants", help="list the shipped variants")
     try:

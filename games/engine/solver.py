@@ -32,6 +32,7 @@ mutable global state, so calls may run in several threads at once.
 from __future__ import annotations
 
 import heapq
+import math
 import random
 import time
 from array import array
@@ -1529,8 +1530,13 @@ def solve(
     the search stops at 1,000,000 nodes or 60 s. When a budget runs out, the outcome is
     ``"unknown"``. ``clock`` defaults to the CPU time of the process (``time.process_time``), so
     a budget means the same work on a busy machine; a caller whose budget is a wait (a request)
-    passes a wall clock such as ``time.monotonic``.
+    passes a wall clock such as ``time.monotonic``. A budget of no nodes, or of seconds that
+    are not more than 0 and finite, raises ``ValueError``.
     """
+    if budget_nodes is not None and budget_nodes < 1:
+        raise ValueError(f"budget_nodes must be at least 1, not {budget_nodes}")
+    if budget_seconds is not None and not (math.isfinite(budget_seconds) and budget_seconds > 0):
+        raise ValueError(f"budget_seconds must be more than 0 and finite, not {budget_seconds}")
     start = clock()
     if budget_nodes is None and budget_seconds is None:
         budget_nodes, budget_seconds = DEFAULT_NODES, DEFAULT_SECONDS

@@ -105,3 +105,20 @@ def test_the_perft_command_prints_the_count_and_divides() -> None:
     lines = divided.stdout.strip().splitlines()
     assert lines[-1] == f"total {row['count']}"
     assert sum(int(line.rsplit(" ", 1)[1]) for line in lines[:-1]) == row["count"]
+
+
+@pytest.mark.parametrize(
+    ("depth", "message"), [("-1", "must be at least 0, not -1"), ("two", "not a whole number")]
+)
+def test_the_perft_command_refuses_a_depth_that_is_not_one(depth: str, message: str) -> None:
+    args = ["perft", "castile", "--seed-text", "x", "--depth", depth]
+    result = subprocess.run(
+        [sys.executable, "-m", "games.engine", *args],
+        cwd=HERE.parent.parent,
+        capture_output=True,
+        text=True,
+    )
+
+    assert result.returncode == 2
+    assert f"argument --depth: {message}" in result.stderr
+    assert result.stdout == ""

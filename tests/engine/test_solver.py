@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import random
 
 import pytest
@@ -553,6 +554,48 @@ def test_the_solve_command_refuses_an_unknown_variant() -> None:
 
     assert result.returncode == 2
     assert "unknown variant" in result.stderr
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--budget-nodes", "0", "must be at least 1, not 0"),
+        ("--budget-nodes", "-5", "must be at least 1, not -5"),
+        ("--budget-nodes", "ten", "not a whole number: 'ten'"),
+        ("--budget-seconds", "0", "must be more than 0 and finite, not 0"),
+        ("--budget-seconds", "-1", "must be more than 0 and finite, not -1"),
+        ("--budget-seconds", "nan", "must be more than 0 and finite, not nan"),
+        ("--budget-seconds", "inf", "must be more than 0 and finite, not inf"),
+        ("--budget-seconds", "soon", "not a number: 'soon'"),
+    ],
+)
+def test_the_solve_command_refuses_a_budget_that_is_not_one(
+    option: str, value: str, message: str
+) -> None:
+    # A budget of nothing would answer "unknown" at once, and NaN seconds would never end.
+    result = engine("solve", "castile", "--seed-text", "x", option, value)
+
+    assert result.returncode == 2
+    assert f"argument {option}: {message}" in result.stderr
+    assert result.stdout == ""
+
+
+@pytest.mark.parametrize(
+    "budget",
+    [
+        {"budget_nodes": 0},
+        {"budget_nodes": -1},
+        {"budget_seconds": 0.0},
+        {"budget_seconds": -2.0},
+        {"budget_seconds": math.nan},
+        {"budget_seconds": math.inf},
+    ],
+)
+def test_solve_refuses_a_budget_that_is_not_one(budget: dict[str, float]) -> None:
+    state = deal(builtin_variant("castile"), practice_seed("x"))
+
+    with pytest.raises(ValueError, match="must be"):
+        solve(state, **budget)
 
 
 def _beleaguered_endgame_one_card_short(rng: random.Random) -> str:

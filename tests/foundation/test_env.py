@@ -108,6 +108,23 @@ def test_a_number_that_is_not_one_is_refused() -> None:
         config_env.database_config({**SERVICES, "DATABASE_POOL_MAX": "many"}, BASE)
 
 
+@pytest.mark.parametrize("raw", ["0", "-1", "nan", "inf", "3601"])
+def test_a_solver_budget_that_is_not_one_is_refused(raw: str) -> None:
+    with pytest.raises(ImproperlyConfigured, match="DEAL_CERTIFY_SECONDS must be more than 0"):
+        config_env.env_seconds({"DEAL_CERTIFY_SECONDS": raw}, "DEAL_CERTIFY_SECONDS", 10, 3600)
+
+
+def test_a_solver_budget_is_read_or_defaults() -> None:
+    assert config_env.env_seconds({"HINT_SECONDS": "0.5"}, "HINT_SECONDS", 1, 60) == 0.5
+    assert config_env.env_seconds({}, "HINT_SECONDS", 1, 60) == 1
+
+
+def test_a_count_below_its_least_is_refused() -> None:
+    with pytest.raises(ImproperlyConfigured, match="DEAL_ATTEMPTS must be at least 1, not 0"):
+        config_env.env_count({"DEAL_ATTEMPTS": "0"}, "DEAL_ATTEMPTS", 5, 1)
+    assert config_env.env_count({"HINT_PROCESSES": "0"}, "HINT_PROCESSES", 1, 0) == 0
+
+
 @pytest.mark.parametrize(
     ("env", "expected"),
     [
