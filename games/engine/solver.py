@@ -7,7 +7,10 @@ changed in place and changed back), with its own move generation, checked agains
 - a transposition table on an exact canonical key: each pile's content is interned as a small
   integer; piles the rules make interchangeable (tableau piles, reserves, foundations of the same
   rule) are sorted before the integers are packed into one bytes key; where only single top
-  cards move (no sequences, no redeal hook), face-down counts are left out of it;
+  cards move (no sequences, no redeal hook), face-down counts are left out of it; the greedy
+  passes of one-deck games whose tableau builds ignore suit key more coarsely, naming each card
+  no foundation takes next by its rank alone (``_Position.coarse_key``: it may miss a win,
+  never claim a false one);
 - safe automatic foundation moves (dominance), played as part of the move before them and never
   searched as a choice; only provably safe ones are used when a ``lost`` result is possible
   (where cards may come back from the foundations, only in one-deck games whose foundations
@@ -36,7 +39,7 @@ import math
 import random
 import time
 from array import array
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Hashable
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
@@ -311,6 +314,23 @@ class _Rules:
             settled: {empty: self._layout(settled, empty) for empty in (False, True)}
             for settled in (False, True)
         }
+        # Where tableau builds ignore suit, with no stock, redeal hook or face-down counts in
+        # the key, a card on the tableau or in a reserve that no foundation takes next counts
+        # only by its rank until one does: the greedy passes key such cards by rank alone
+        # (``_Position.coarse_key``), their token a number past every card's. One deck only,
+        # as measured: with it the solver won 88 of Castile's practice deals train-0 …
+        # train-99 in 10 s, against 73; Box Kite (two decks) won the same 13 of 20 with it, at
+        # 15% fewer positions a second.
+        self.coarse_keys = (
+            self.tableau_build.suit is SuitRule.ANY
+            and self.decks == 1
+            and self.stock is None
+            and self.redeal_hook is None
+            and not self.keys_hidden
+        )
+        self.rank_token = tuple(CARDS_PER_DECK + RANK_OF[c] for c in range(CARDS_PER_DECK))
+        self.coarse_piles = tuple(p.kind in (Kind.TABLEAU, Kind.RESERVE) for p in piles)
+        self.coarse_layout = self._layout_indexes(True, True)
 
     def _layout(
         self, settled: bool, stock_empty: bool
@@ -324,6 +344,13 @@ class _Rules:
         The stock comes first, after the redeals left, in every layout: two positions with
         the same key have the same redeals left and stock, so the same layout read them.
         """
+        fixed, groups = self._layout_indexes(settled, stock_empty)
+        return _getter(fixed), tuple(_getter(group) for group in groups)
+
+    def _layout_indexes(
+        self, settled: bool, stock_empty: bool
+    ) -> tuple[list[int], list[tuple[int, ...]]]:
+        """Return the piles of ``_layout``: those kept in order, and the groups sorted."""
         fixed = [i for i in (self.stock, self.waste) if i is not None]
         groups: list[tuple[int, ...]] = []
         if settled:
@@ -342,7 +369,7 @@ class _Rules:
         for group in [g for g in groups if len(g) < 2]:
             groups.remove(group)
             fixed.extend(group)
-        return _getter(fixed), tuple(_getter(group) for group in groups)
+        return fixed, groups
 
     def sorts_tableau(self, settled: bool, stock_empty: bool) -> bool:
         """Return whether the order of the tableau piles cannot matter any more: no redeal to
@@ -416,6 +443,12 @@ class _Position:
             self._rekey(i)
         # What each card above the nearest card a foundation takes next costs ``promise``.
         self.depth_weight = PROMISE_DEPTH
+        # ``coarse_key``'s tables: the foundations it last read and the cards they take next,
+        # each pile content's number for those, and the numbers of the contents it has seen.
+        self.coarse_found: list[int] = []
+        self.coarse_wanted: set[int] = set()
+        self.coarse_names: dict[int, int] = {}
+        self.coarse_contents: dict[tuple[int, ...], int] = {}
 
     # --- keys ----------------------------------------------------------------------------
 
@@ -473,6 +506,55 @@ class _Position:
         for group in groups:
             out += sorted(group(ids))
         return array(r.key_packing, out).tobytes()
+
+    def coarse_key(self) -> bytes:
+        """Return the greedy passes' key (where ``_Rules.coarse_keys``): as ``key``, but each
+        card on the tableau or in a reserve that no foundation takes next is named by its rank
+        alone.
+
+        Tableau builds ignore suit there, so such cards differ only in when the foundations
+        will take them. Positions that differ only in where cards of one rank lie among them
+        get one key, and a greedy pass searches one of them: it may miss a win that way, never
+        claim a false one (its line is played on the real cards). The full search keeps the
+        exact key, since its end proves a loss. In Castile the greedy passes otherwise spend
+        their work on the same runs with cards of one rank swapped among them.
+        """
+        r = self.r
+        ids = self.ids
+        # Which cards the foundations take next changes only with the foundations: each
+        # pile's content (its trie node) is named once for them, by a number that stands for
+        # its cards as the key sees them.
+        found = [ids[f] for f in r.foundations]
+        if found != self.coarse_found:
+            self.coarse_found = found
+            self.coarse_names = {}
+            cards = self.cards
+            wanted: set[int] = set()
+            for f in r.foundations:
+                pile = cards[f]
+                n = len(pile)
+                if n < FOUNDATION_LIMIT:
+                    wanted.update(r.succ[f][pile[-1]] if n else r.base_cards[f])
+            self.coarse_wanted = wanted
+        names = self.coarse_names
+        named = []
+        for i, coarse in enumerate(r.coarse_piles):
+            if not coarse:
+                named.append(ids[i])
+                continue
+            name = names.get(ids[i])
+            if name is None:
+                wanted = self.coarse_wanted
+                token = r.rank_token
+                seen = tuple([c if c in wanted else token[c] for c in self.cards[i]])
+                contents = self.coarse_contents
+                name = names[ids[i]] = contents.setdefault(seen, len(contents))
+            named.append(name)
+        fixed, groups = r.coarse_layout
+        out = [named[i] for i in fixed]
+        for group in groups:
+            out.extend(sorted([named[i] for i in group]))
+        return array("Q", out).tobytes()
 
     def tableau_interchangeable(self) -> bool:
         """Return whether the key sorts the tableau piles (the order of the piles cannot matter
@@ -1125,7 +1207,12 @@ class _Search:
         self.nodes_left = nodes_left
         self.deadline = deadline
         self.clock = clock
-        self.seen: set[bytes] = set()
+        # The key of the transposition table: a greedy pass's may merge positions that only
+        # likely share an outcome (``_Position.coarse_key``); the full search's is exact.
+        self.key: Callable[[], Hashable] = (
+            pos.coarse_key if autos == AGGRESSIVE and pos.r.coarse_keys else pos.key
+        )
+        self.seen: set[Hashable] = set()
         # Whether moves to an empty tableau pile other than the first are left out (off only
         # in the tests that check the search against one without it).
         self.one_empty_target = True
@@ -1335,7 +1422,7 @@ class _Search:
             root_log.extend(("t", record) for record in autos)
         if pos.won:
             return "won", [root_log]
-        self.seen.add(pos.key())
+        self.seen.add(self.key())
         self.nodes += 1
         yield
         logs: list[list[tuple[str, object]]] = [root_log]
@@ -1349,7 +1436,7 @@ class _Search:
                 continue
             move = todo.pop()
             log = self.apply(move)
-            key = pos.key()
+            key = self.key()
             if key in seen:
                 self.undo(log)
                 continue
@@ -1442,7 +1529,7 @@ class _BestFirst(_Search):
         if pos.won:
             return "won", [root_log]
         seen = self.seen
-        seen.add(pos.key())
+        seen.add(self.key())
         # For each position found: its parent's number and the log of the move to it.
         parents: list[tuple[int, list[tuple[str, object]]]] = [(-1, root_log)]
         frontier: list[tuple[int, int, bytes]] = [(0, 0, pos.snapshot())]
@@ -1453,7 +1540,7 @@ class _BestFirst(_Search):
             yield
             for move in self.children(None):
                 log = self.apply(move)
-                key = pos.key()
+                key = self.key()
                 if key not in seen:
                     seen.add(key)
                     parents.append((number, log))

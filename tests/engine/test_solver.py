@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from typing import Any
 
 import pytest
 
@@ -861,3 +862,132 @@ def test_tableau_piles_are_looked_up_by_class_of_top_card_where_top_cards_share_
         ]
         found = [d for d in position.destinations(acc, tacc, c) if rules.is_tableau[d]]
         assert found == expected, c
+
+
+CLUBS_TO_THE_EIGHT = """
+    foundation-0  AC 2C 3C 4C 5C 6C 7C 8C
+    foundation-1  AD
+    foundation-2  AH
+    foundation-3  AS
+    """
+
+
+def _castile_keys(table, *tableaus: str) -> list[tuple[bytes, bytes]]:
+    """Return the exact and the coarse key of each Castile board (its foundations holding the
+    Clubs up to the Eight and the other Aces), read by one position loaded with each in turn:
+    both keys name pile contents by numbers of that position's own."""
+    castile = table("castile")
+    states = [castile.position(CLUBS_TO_THE_EIGHT + tableau) for tableau in tableaus]
+    position = _Position(_Rules(states[0].variant, states[0].base_rank), states[0])
+    keys = []
+    for state in states:
+        position._load(state.piles, -1)
+        keys.append((position.key(), position.coarse_key()))
+    return keys
+
+
+def test_the_coarse_key_names_cards_no_foundation_takes_next_by_rank(table) -> None:
+    # given: the Nines of Hearts and Spades trade places; no foundation takes either next
+    one, other = _castile_keys(
+        table,
+        "tableau-0  KD 9H\ntableau-1  QS 9S\ntableau-2  TC\n",
+        "tableau-0  KD 9S\ntableau-1  QS 9H\ntableau-2  TC\n",
+    )
+
+    # then: the exact keys differ, the coarse ones do not
+    assert one[0] != other[0]
+    assert one[1] == other[1]
+
+
+def test_the_coarse_key_keeps_the_cards_the_foundations_take_next(table) -> None:
+    # given: the Nine of Clubs, which the Clubs take next, trades places with the Nine of
+    # Spades; then the Two of Hearts with the Two of Spades, each the next of its suit
+    nines, swapped, twos, swapped_twos = _castile_keys(
+        table,
+        "tableau-0  KD 9C\ntableau-1  QS 9S\n",
+        "tableau-0  KD 9S\ntableau-1  QS 9C\n",
+        "tableau-0  KD 2H\ntableau-1  QS 2S\n",
+        "tableau-0  KD 2S\ntableau-1  QS 2H\n",
+    )
+
+    # then
+    assert nines[1] != swapped[1]
+    assert twos[1] != swapped_twos[1]
+
+
+def test_the_coarse_key_sees_a_foundation_move_and_sorts_interchangeable_piles(table) -> None:
+    # given: the same piles on other rows; then the Nine of Clubs gone up (a later line for a
+    # pile replaces the earlier one), which makes the Ten of Clubs the next card and leaves
+    # the Nines alike
+    one, turned, nines_up, nines_up_swapped = _castile_keys(
+        table,
+        "tableau-0  KD 9H TC\ntableau-1  QS 9S TD\n",
+        "tableau-3  QS 9S TD\ntableau-5  KD 9H TC\n",
+        "foundation-0  AC 2C 3C 4C 5C 6C 7C 8C 9C\ntableau-0  KD 9H TC\ntableau-1  QS 9S TD\n",
+        "foundation-0  AC 2C 3C 4C 5C 6C 7C 8C 9C\ntableau-0  KD 9S TC\ntableau-1  QS 9H TD\n",
+    )
+
+    # then
+    assert one == turned
+    assert nines_up[1] != one[1]
+    assert nines_up[1] == nines_up_swapped[1]
+
+
+@pytest.mark.parametrize(
+    ("slug", "coarse"),
+    [
+        ("castile", True),
+        ("box-kite", False),  # two decks: measured no better, and slower
+        ("caprice", False),  # builds in suit: a card's suit decides where it may lie
+        ("capricieuse", False),
+        ("quadruple-canfield", False),  # builds by colour, and a stock
+    ],
+)
+def test_only_greedy_passes_use_the_coarse_key_and_only_where_builds_ignore_suit(
+    slug: str, coarse: bool
+) -> None:
+    state = deal(builtin_variant(slug), practice_seed("keys"))
+    rules = _Rules(state.variant, state.base_rank)
+
+    greedy = _Search(
+        _Position(rules, state), autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float
+    )
+    full = _Search(_Position(rules, state), autos=SAFE, nodes_left=0, deadline=0, clock=float)
+
+    assert rules.coarse_keys is coarse
+    assert greedy.key == (greedy.pos.coarse_key if coarse else greedy.pos.key)
+    assert full.key == full.pos.key  # a loss is proved on exact keys only
+
+
+def test_restarts_on_coarse_keys_win_a_castile_deal_they_miss_on_exact_keys(
+    monkeypatch,
+) -> None:
+    # given: a deal the shipped solver left undecided in 10 s before the greedy passes keyed
+    # positions coarsely (practice seed train-9)
+    state = deal(builtin_variant("castile"), practice_seed("train-9"))
+    rules = _Rules(state.variant, state.base_rank)
+
+    def restarts() -> tuple[str, list[AnyMove]]:
+        search = _Restarts(
+            _Position(rules, state), autos=AGGRESSIVE, nodes_left=30_000, deadline=1e18, clock=float
+        )
+        try:
+            outcome, logs = search.run()
+        except _Budget:
+            return "unknown", []
+        return outcome, _line(rules, logs or [])
+
+    # when: the pass alone, within 30,000 positions, on coarse keys, then on exact ones
+    coarse, line = restarts()
+    exact_init = _Search.__init__
+
+    def exact_keys(search: _Search, pos: _Position, **options: Any) -> None:
+        exact_init(search, pos, **options)
+        search.key = pos.key
+
+    monkeypatch.setattr(_Search, "__init__", exact_keys)
+    exact, _ = restarts()
+
+    # then: the coarse keys' line is a real one
+    assert (coarse, exact) == ("won", "unknown")
+    assert replays_to_a_win(state, line)
