@@ -198,8 +198,8 @@ GC_THRESHOLD = config_env.gc_threshold(ENV)
 
 # The solver (games/engine/solver.py) on the server: certifying daily deals ahead of time
 # (preparedeals) and hints. Each budget is wall time per search.
-# A budget that is not more than 0 and finite stops the start with the reason, as a bad one
-# would otherwise make every search answer "unknown" or never end.
+# A value out of range (a budget not more than 0 or past its bound, no attempt) stops the start
+# with the reason: a bad budget would make every search answer "unknown", or never end.
 DEAL_ATTEMPTS = config_env.env_count(ENV, "DEAL_ATTEMPTS", 5, least=1)
 DEAL_CERTIFY_SECONDS = config_env.env_seconds(ENV, "DEAL_CERTIFY_SECONDS", 10, most=3600)
 HINT_SECONDS = config_env.env_seconds(ENV, "HINT_SECONDS", 1, most=60)
