@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+
+from tests.net import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
@@ -51,12 +52,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for item in items:
             if "browser" in item.keywords:
                 item.add_marker(pytest.mark.skip(reason=reason))
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def with_database(url: str, name: str) -> str:

@@ -13,14 +13,9 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from tests.net import free_port
+
 REDIS_SERVER = shutil.which("redis-server")
-
-
-def free_port() -> int:
-    """Return a TCP port of 127.0.0.1 that nothing listens on (at the time of asking)."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def wait_for_port(port: int, seconds: float = 10.0) -> None:

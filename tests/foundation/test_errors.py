@@ -19,7 +19,7 @@ from django.db import OperationalError, connections
 from django.test import Client
 from rest_framework.test import APIClient
 
-from tests.foundation.conftest import free_port
+from tests.net import free_port
 
 TEN_MB = 10 * 1024 * 1024
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tests.foundation.conftest import free_port
+from tests.net import free_port
 
 SCRIPT = Path(settings.BASE_DIR) / "deploy" / "healthcheck.py"
 

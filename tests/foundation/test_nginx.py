@@ -24,7 +24,8 @@ from pathlib import Path
 import pytest
 from django.conf import settings
 
-from tests.foundation.conftest import free_port, wait_for_port
+from tests.foundation.conftest import wait_for_port
+from tests.net import free_port
 
 NGINX = shutil.which("nginx") or next(
     (path for path in ("/usr/sbin/nginx",) if os.access(path, os.X_OK)), None

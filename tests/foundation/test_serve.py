@@ -17,6 +17,7 @@ import pytest
 from uvicorn.config import STARTUP_FAILURE, Config
 
 from config import serve
+from tests.net import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 HOST = "127.0.0.1"
@@ -38,12 +39,6 @@ def serve_command(port: int, *options: str) -> list[str]:
 
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SO_REUSEPORT: Linux")
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind((HOST, 0))
-        return probe.getsockname()[1]
 
 
 def children(pid: int) -> list[int]:

@@ -17,10 +17,9 @@ from games.engine import legal_moves
 from games.models import Game, Player
 from games.ws import auth
 from tests.games.sockets import a_legal_move, make_player, receive
+from tests.net import free_port
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-THROWAWAY_REDIS_PORT = 6390
 
 
 async def refused(communicator: Any) -> tuple[str, int]:
@@ -97,11 +96,12 @@ def throwaway_redis(settings: Any) -> Any:
     """A Redis of our own as the channel layer; ``kill()`` stops it."""
     if shutil.which("redis-server") is None:
         pytest.skip("redis-server is not installed")
+    port = free_port()
     process = subprocess.Popen(
-        ["redis-server", "--port", str(THROWAWAY_REDIS_PORT), "--save", "", "--appendonly", "no"],
+        ["redis-server", "--port", str(port), "--save", "", "--appendonly", "no"],
         stdout=subprocess.DEVNULL,
     )
-    url = f"redis://127.0.0.1:{THROWAWAY_REDIS_PORT}/0"
+    url = f"redis://127.0.0.1:{port}/0"
     import redis
 
     for _ in range(100):
