@@ -97,7 +97,8 @@ def seed_results(deal_id: int, start: int, stop: int, run: str) -> None:
     from django.db.models import F
 
     from games.models import Deal, Player
-    from games.verification import Figures, result_seal
+    from games.verification.figures import Figures
+    from games.verification.seals import result_seal
 
     deal = Deal.objects.get(pk=deal_id)
     decks = int(deal.rules.get("decks", 1))

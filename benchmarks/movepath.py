@@ -90,8 +90,9 @@ def new_games(count: int, plies: int, rng: random.Random) -> tuple[Any, str, lis
 
 def service_phase(player: Any, started: list[Any]) -> tuple[int, float, float]:
     """Play every line through the service; return moves, CPU seconds and wall seconds."""
-    from games import events, services
+    from games import services
     from games.payloads import game_payload
+    from games.ws import pushes
 
     moves, cpu, wall = 0, 0.0, 0.0
     longest = max(len(line) for _, line in started)
@@ -100,7 +101,7 @@ def service_phase(player: Any, started: list[Any]) -> tuple[int, float, float]:
             if ply >= len(line):
                 continue
             c0, w0 = time.process_time(), time.perf_counter()
-            with events.collecting():
+            with pushes.collecting():
                 game = services.game_move(game_id=game_id, player=player, ply=ply, move=line[ply])
                 game_payload(game)
             cpu += time.process_time() - c0

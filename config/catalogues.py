@@ -29,7 +29,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from config.languages import CLIENT_CATALOGUES
+from core.languages import CLIENT_CATALOGUES
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 CLIENT_SOURCES = BASE_DIR / "frontend" / "static" / "frontend"

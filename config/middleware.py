@@ -36,7 +36,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils import translation
 from django.utils.translation import gettext, gettext_lazy
 
-from games.errors import ErrorCode
+from core.errors import ErrorCode
 
 logger = logging.getLogger(__name__)
 

@@ -253,7 +253,7 @@ LOGGING = {
 
 
 # WebSocket frame limits (games/ws/limits.py): per socket a token bucket of `frames` refilled over
-# `seconds` (in process), per player a sliding window across workers (games.ratelimits); the
+# `seconds` (in process), per player a sliding window across workers (core.ratelimits); the
 # socket is closed with code 4429 beyond them. The player's limit matches REST's.
 # WEBSOCKET_RATE_SOCKET and WEBSOCKET_RATE_PLAYER override them as `frames/seconds`.
 def _frame_limit(name: str, default: str) -> dict[str, int]:

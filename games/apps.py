@@ -12,3 +12,7 @@ class GamesConfig(AppConfig):
 
     def ready(self) -> None:
         from games import checks  # noqa: F401  (registers the system checks)
+        from games.signals import game_changed
+        from games.ws.pushes import push_game
+
+        game_changed.connect(push_game, dispatch_uid="games.ws.pushes.push_game")

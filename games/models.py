@@ -333,7 +333,7 @@ class Move(models.Model):
 class Result(models.Model):
     """A verified daily result: figures computed by replaying the deal, sealed by the server.
 
-    Written only by verification (``games.verification``); the leaderboards rank nothing else,
+    Written only by verification (``games.verification.seals``); the leaderboards rank nothing else,
     and only rows whose seal still matches their figures. A moderator may void it
     (``games.services.moderation``): the void's time and reason are sealed with the figures, so
     neither a void nor its removal can be written in the database without breaking the seal.

@@ -5,10 +5,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from games import clock, positions
+from games import clock
+from games.documents import compiled
 from games.engine import player_view, state_from_json
 from games.models import Deal, Game, Player, Variant
-from games.rulesets import compiled
+from games.services import positions
 
 
 def iso(moment: dt.datetime | None) -> str | None:

@@ -9,12 +9,12 @@ from typing import Any
 from django.db.models import Count, Q
 from django.utils.translation import gettext
 
+from core.errors import ErrorCode, ServiceError
 from games import clock
+from games.documents import compiled
 from games.engine import apply_move, deal, parse_move, parse_seed, player_view
-from games.errors import ErrorCode, ServiceError
 from games.models import Deal, Game, Move, Player, Variant
 from games.payloads import day_is_over, deal_payload
-from games.rulesets import compiled
 
 
 def variant_list() -> list[Variant]:

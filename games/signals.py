@@ -1,6 +1,6 @@
 """The signals the games app sends. It does not know who listens (``leaderboards`` does).
 
-Both are sent only after the transaction that caused them has committed, in the thread that
+Each is sent only after the transaction that caused them has committed, in the thread that
 committed: receivers (connected in their app's ``AppConfig.ready()``) must be cheap and never
 raise. ``games`` never imports the apps that listen.
 
@@ -16,10 +16,22 @@ raise. ``games`` never imports the apps that listen.
   rank again.
 """
 
+import logging
+from typing import Any
+
 from django.dispatch import Signal
+
+logger = logging.getLogger(__name__)
 
 game_changed = Signal()
 result_verified = Signal()
 result_voided = Signal()
 player_banned = Signal()
 player_unbanned = Signal()
+
+
+def send(signal: Signal, **named: Any) -> None:
+    """Send ``signal`` to every receiver; log (never raise) what one of them raised."""
+    for receiver, outcome in signal.send_robust(sender=None, **named):
+        if isinstance(outcome, Exception):
+            logger.error("a receiver of a signal failed: %r", receiver, exc_info=outcome)

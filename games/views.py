@@ -7,12 +7,12 @@ import re
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from core.errors import ErrorCode, ServiceError
 from games import selectors
+from games.documents import compiled
 from games.engine import deal, practice_seed
-from games.errors import ErrorCode, ServiceError
-from games.pictures import layout_picture
-from games.rulebook import rules_sections
-from games.rulesets import compiled
+from games.words.pictures import layout_picture
+from games.words.rules import rules_sections
 
 SLUG = re.compile(r"[-a-zA-Z0-9_]{1,40}")
 RULES_SEED_TEXT = "rules"

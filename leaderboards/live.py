@@ -36,9 +36,9 @@ from typing import Any
 import redis
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
-from django.conf import settings
 
-from games import events, services
+from core import redis_client
+from games import services
 from games.models import Deal, Game
 from games.ws.base import cancel_and_wait, in_thread
 from leaderboards import selectors
@@ -52,8 +52,11 @@ SNAPSHOT_SECONDS = 1.0
 DEAL_CACHE_SECONDS = 10.0
 KEY_TTL_SECONDS = 180
 KEY_PREFIX = "daily_patience:live"
-REDIS_TIMEOUT_SECONDS = 0.25
-BREAKER_SECONDS = 5.0
+
+
+def daily_group(slug: str, date_iso: str) -> str:
+    """Return the channel-layer group of a deal's watchers (one member per process)."""
+    return f"daily.{slug}.{date_iso}"
 
 
 def _now() -> float:
@@ -131,34 +134,23 @@ def _keys(deal_id: int) -> dict[str, str]:
     }
 
 
-class RedisStore:
-    """Changes kept in Redis: shared by every worker process (short timeouts, a breaker)."""
+_record = redis_client.script(_RECORD)
+_take = redis_client.script(_TAKE)
+_presence = redis_client.script(_PRESENCE)
 
-    def __init__(self, url: str) -> None:
-        self.url = url
-        self.client = redis.Redis.from_url(
-            url,
-            socket_connect_timeout=REDIS_TIMEOUT_SECONDS,
-            socket_timeout=REDIS_TIMEOUT_SECONDS,
-        )
-        self._record = self.client.register_script(_RECORD)
-        self._take = self.client.register_script(_TAKE)
-        self._presence = self.client.register_script(_PRESENCE)
-        self.down_until = 0.0
+
+class RedisStore:
+    """Changes kept in Redis, shared by every worker process (``core.redis_client``)."""
+
+    what = "live updates of daily deals pause"
 
     def _call(self, script: Any, keys: list[str], args: list[Any]) -> Any:
-        if time.monotonic() < self.down_until:
-            raise redis.ConnectionError("Redis was unreachable a moment ago")
-        try:
-            return script(keys=keys, args=args)
-        except (redis.RedisError, OSError):
-            self.down_until = time.monotonic() + BREAKER_SECONDS
-            raise
+        return redis_client.run(lambda client: script(client, keys=keys, args=args), what=self.what)
 
     def record(self, deal_id: int, progress: dict[str, Any], *, over: bool, now: float) -> None:
         k = _keys(deal_id)
         self._call(
-            self._record,
+            _record,
             [k["progress"], k["presence"], k["dirty"]],
             [
                 progress["player"],
@@ -172,18 +164,13 @@ class RedisStore:
 
     def mark_board(self, deal_id: int) -> None:
         """Have the deal's next push send its leaderboard again."""
-        if time.monotonic() < self.down_until:
-            raise redis.ConnectionError("Redis was unreachable a moment ago")
-        try:
-            self.client.set(_keys(deal_id)["dirty"], "1", ex=KEY_TTL_SECONDS)
-        except (redis.RedisError, OSError):
-            self.down_until = time.monotonic() + BREAKER_SECONDS
-            raise
+        key = _keys(deal_id)["dirty"]
+        redis_client.run(lambda client: client.set(key, "1", ex=KEY_TTL_SECONDS), what=self.what)
 
     def take(self, deal_id: int, now: float) -> Batch | None:
         k = _keys(deal_id)
         found = self._call(
-            self._take,
+            _take,
             [k["lock"], k["progress"], k["dirty"], k["presence"], k["sent"]],
             [repr(now), FLUSH_SECONDS, PRESENCE_SECONDS, KEY_TTL_SECONDS],
         )
@@ -198,11 +185,14 @@ class RedisStore:
 
     def presence(self, deal_id: int, now: float) -> int:
         k = _keys(deal_id)
-        return int(self._call(self._presence, [k["presence"]], [repr(now), PRESENCE_SECONDS]))
+        return int(self._call(_presence, [k["presence"]], [repr(now), PRESENCE_SECONDS]))
 
     def reset(self) -> None:
-        for key in self.client.scan_iter(match=f"{KEY_PREFIX}:*", count=500):
-            self.client.delete(key)
+        def delete_all(client: redis.Redis) -> None:
+            for key in client.scan_iter(match=f"{KEY_PREFIX}:*", count=500):
+                client.delete(key)
+
+        redis_client.run(delete_all, what=self.what)
 
 
 @dataclass
@@ -266,18 +256,13 @@ class MemoryStore:
             self._deals.clear()
 
 
-_stores: dict[str | None, RedisStore | MemoryStore] = {}
-_stores_lock = threading.Lock()
+_redis_store = RedisStore()
+_memory_store = MemoryStore()
 
 
 def store() -> RedisStore | MemoryStore:
-    """Return the store of ``settings.REDIS_URL`` (in memory when it is unset)."""
-    url = settings.REDIS_URL
-    with _stores_lock:
-        found = _stores.get(url)
-        if found is None:
-            found = _stores[url] = RedisStore(url) if url else MemoryStore()
-        return found
+    """Return the store: in Redis when ``REDIS_URL`` is set, else in this process."""
+    return _redis_store if redis_client.configured() else _memory_store
 
 
 def progress_of(game: Game) -> dict[str, Any]:
@@ -352,7 +337,7 @@ async def find_deal(slug: str, date_text: str) -> WatchedDeal:
     found = _watched.get(deal.pk)
     if found is not None:
         return found
-    return WatchedDeal(deal, events.daily_group(deal.variant.slug, deal.date.isoformat()))
+    return WatchedDeal(deal, daily_group(deal.variant.slug, deal.date.isoformat()))
 
 
 def leaderboard_message(entries: list[dict[str, Any]], total: int) -> dict[str, Any]:
@@ -575,5 +560,5 @@ def reset() -> None:
     _deal_cache.clear()
     _snapshots.clear()
     _watched.clear()
-    with contextlib.suppress(redis.RedisError, OSError):
+    with contextlib.suppress(redis_client.Unavailable):
         store().reset()

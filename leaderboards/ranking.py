@@ -18,31 +18,27 @@ Keys of a deal (one hash tag, so a cluster keeps them together):
   write lost while Redis was away, a flush, an expiry, a rebuild that read before a void) and is
   rebuilt from PostgreSQL.
 
-Redis calls have short timeouts and a circuit breaker: when Redis cannot answer, every function
-here returns None (or False) at once and the caller answers from PostgreSQL.
+Redis is called through ``core.redis_client`` (short timeouts, one breaker): when Redis cannot
+answer, every function here returns None (or False) at once and the caller answers from
+PostgreSQL.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import json
-import logging
 import secrets
-import threading
-import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import redis
-from django.conf import settings
 
-logger = logging.getLogger(__name__)
+from core import redis_client
+
+T = TypeVar("T")
 
 KEY_PREFIX = "daily_patience:board"
-CONNECT_TIMEOUT_SECONDS = 0.25
-READ_TIMEOUT_SECONDS = 0.25
-BREAKER_SECONDS = 5.0
 KEEP_SECONDS = 8 * 24 * 3600  # a board unread for 8 days leaves Redis; a read rebuilds it
 LOCK_MS = 60_000
 REBUILD_BATCH = 5_000
@@ -168,67 +164,18 @@ return 0
 """
 
 
-class _Client:
-    """A lazily made client of ``settings.REDIS_URL`` with a circuit breaker."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._client: redis.Redis | None = None
-        self._scripts: dict[str, Any] = {}
-        self._url: str | None = None
-        self._down_until = 0.0
-
-    def get(self) -> redis.Redis | None:
-        """Return the client, or None without Redis or while the breaker is open."""
-        url = settings.REDIS_URL
-        if not url:
-            return None
-        with self._lock:
-            if self._client is None or self._url != url:
-                self._client = redis.Redis.from_url(
-                    url,
-                    socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
-                    socket_timeout=READ_TIMEOUT_SECONDS,
-                    health_check_interval=30,
-                    decode_responses=True,
-                )
-                self._scripts = {
-                    name: self._client.register_script(text)
-                    for name, text in (
-                        ("add", _ADD),
-                        ("page", _PAGE),
-                        ("remove", _REMOVE),
-                        ("unlock", _UNLOCK),
-                    )
-                }
-                self._url = url
-                self._down_until = 0.0
-            if time.monotonic() < self._down_until:
-                return None
-            return self._client
-
-    def script(self, name: str) -> Any:
-        return self._scripts[name]
-
-    def failed(self, error: Exception) -> None:
-        self._down_until = time.monotonic() + BREAKER_SECONDS
-        logger.warning("leaderboards: Redis unreachable, boards read from the database: %s", error)
-
-    def reset(self) -> None:
-        """Close the breaker and forget the client (tests)."""
-        with self._lock:
-            self._client = None
-            self._url = None
-            self._down_until = 0.0
+_add = redis_client.script(_ADD, text=True)
+_page = redis_client.script(_PAGE, text=True)
+_remove = redis_client.script(_REMOVE, text=True)
+_unlock = redis_client.script(_UNLOCK, text=True)
 
 
-_client = _Client()
-REDIS_ERRORS = (redis.RedisError, OSError)
-
-
-def reset() -> None:
-    """Forget the Redis client and close the circuit breaker (tests)."""
-    _client.reset()
+def _run(operation: Callable[[redis.Redis], T]) -> T | None:
+    """Return ``operation(client)``, or None when Redis cannot answer (``core.redis_client``)."""
+    try:
+        return redis_client.run(operation, what="boards are read from the database", text=True)
+    except redis_client.Unavailable:
+        return None
 
 
 def _keys(deal_id: int) -> tuple[str, str, str, str]:
@@ -247,24 +194,15 @@ def board_add(*, deal_id: int, result: Ranked, nickname: str) -> bool | None:
     included). None when Redis cannot be reached: the board's count then falls behind
     ``Deal.results_count``, so the first read after Redis is back rebuilds it.
     """
-    client = _client.get()
-    if client is None:
-        return None
-    try:
-        added = _client.script("add")(
-            keys=_keys(deal_id),
-            args=[
-                member_of(result),
-                score_of(result),
-                json.dumps(entry_of(result, nickname), separators=(",", ":")),
-                nickname.lower(),
-                KEEP_SECONDS,
-            ],
-        )
-    except REDIS_ERRORS as error:
-        _client.failed(error)
-        return None
-    return int(added) == 1
+    args = [
+        member_of(result),
+        score_of(result),
+        json.dumps(entry_of(result, nickname), separators=(",", ":")),
+        nickname.lower(),
+        KEEP_SECONDS,
+    ]
+    added = _run(lambda client: _add(client, keys=_keys(deal_id), args=args))
+    return None if added is None else int(added) == 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,15 +218,9 @@ class Page:
 def board_page(*, deal_id: int, offset: int, limit: int, nickname: str | None) -> Page | None:
     """Read ``limit`` entries from ``offset`` (ranks from ``offset + 1``), the total and, with
     ``nickname``, that player's entry, in one round trip. None when Redis cannot be reached."""
-    client = _client.get()
-    if client is None:
-        return None
-    try:
-        reply = _client.script("page")(
-            keys=_keys(deal_id), args=[offset, offset + limit - 1, (nickname or "").lower()]
-        )
-    except REDIS_ERRORS as error:
-        _client.failed(error)
+    args = [offset, offset + limit - 1, (nickname or "").lower()]
+    reply = _run(lambda client: _page(client, keys=_keys(deal_id), args=args))
+    if reply is None:
         return None
     if reply[0] is None:
         return Page(None, 0, [], None)
@@ -306,18 +238,17 @@ def board_ranks(boards: Iterable[tuple[int, str]]) -> list[tuple[int | None, int
     """Return, for each (deal id, member), the board's built-from count and the member's rank
     (1-based; None if absent), in one round trip. None when Redis cannot be reached."""
     pairs = list(boards)
-    client = _client.get()
-    if client is None:
-        return None
-    pipe = client.pipeline(transaction=False)
-    for deal_id, name in pairs:
-        z, _, _, n = _keys(deal_id)
-        pipe.get(n)
-        pipe.zrank(z, name)
-    try:
-        replies = pipe.execute()
-    except REDIS_ERRORS as error:
-        _client.failed(error)
+
+    def ranks(client: redis.Redis) -> list[Any]:
+        pipe = client.pipeline(transaction=False)
+        for deal_id, name in pairs:
+            z, _, _, n = _keys(deal_id)
+            pipe.get(n)
+            pipe.zrank(z, name)
+        return pipe.execute()
+
+    replies = _run(ranks)
+    if replies is None:
         return None
     out: list[tuple[int | None, int | None]] = []
     for index in range(len(pairs)):
@@ -336,13 +267,11 @@ def board_rebuild(
     Return True when rebuilt, False when another process holds the lock, None when Redis cannot
     be reached. The new board replaces the old one at once (built aside, then renamed).
     """
-    client = _client.get()
-    if client is None:
-        return None
     token = secrets.token_hex(8)
     z, e, p, n = _keys(deal_id)
     aside = [f"{key}:{token}" for key in (z, e, p)]
-    try:
+
+    def rebuild(client: redis.Redis) -> bool:
         if not client.set(_lock_key(deal_id), token, nx=True, px=LOCK_MS):
             return False
         try:
@@ -375,36 +304,21 @@ def board_rebuild(
             pipe.execute()
         finally:
             client.delete(*aside)
-            _client.script("unlock")(keys=[_lock_key(deal_id)], args=[token])
-    except REDIS_ERRORS as error:
-        _client.failed(error)
-        return None
-    return True
+            _unlock(client, keys=[_lock_key(deal_id)], args=[token])
+        return True
+
+    return _run(rebuild)
 
 
 def board_remove(*, deal_id: int, result: Ranked, nickname: str) -> bool | None:
     """Take a withdrawn result (voided, or of a banned player) off its deal's board and count
     the withdrawal; return whether it was on the board. None when Redis cannot be reached: the
     board's count then falls behind ``Deal.board_count``, so its next read rebuilds it."""
-    client = _client.get()
-    if client is None:
-        return None
-    try:
-        removed = _client.script("remove")(
-            keys=_keys(deal_id), args=[member_of(result), nickname.lower()]
-        )
-    except REDIS_ERRORS as error:
-        _client.failed(error)
-        return None
-    return int(removed) == 1
+    args = [member_of(result), nickname.lower()]
+    removed = _run(lambda client: _remove(client, keys=_keys(deal_id), args=args))
+    return None if removed is None else int(removed) == 1
 
 
 def board_forget(*, deal_id: int) -> None:
     """Drop a deal's board from Redis (its next read rebuilds it)."""
-    client = _client.get()
-    if client is None:
-        return
-    try:
-        client.delete(*_keys(deal_id))
-    except REDIS_ERRORS as error:
-        _client.failed(error)
+    _run(lambda client: client.delete(*_keys(deal_id)))

@@ -7,7 +7,7 @@ answer comes from PostgreSQL: one indexed page query, a COUNT for the total and 
 results for a player's rank. No read loads a whole board.
 
 Voided results and the results of banned players never rank (nor count in a total); only
-results whose seal is valid rank (``games.verification.seal_is_valid``): checked for every
+results whose seal is valid rank (``games.verification.seals.seal_is_valid``): checked for every
 result that enters Redis and for every result of a page answered from PostgreSQL.
 """
 
@@ -21,12 +21,12 @@ from django.db.models import F, Q, QuerySet
 from django.db.models.functions import Collate, Lower
 from django.utils.translation import gettext
 
+from core.errors import ErrorCode, ServiceError
 from games import clock
-from games.errors import ErrorCode, ServiceError
 from games.models import Deal, Player, Result, Variant
 from games.payloads import iso
 from games.selectors import access_variant
-from games.verification import seal_is_valid
+from games.verification.seals import seal_is_valid
 from leaderboards import ranking, stats
 from leaderboards.models import PlayerVariantStats, UnrankedResult
 

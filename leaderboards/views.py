@@ -6,11 +6,11 @@ from drf_spectacular.utils import extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.errors import ErrorCode
 from games import selectors as game_selectors
 from games import services
 from games.api import docs as games_docs
 from games.api.base import ApiView
-from games.errors import ErrorCode
 from leaderboards import docs, selectors
 
 

@@ -25,8 +25,7 @@ async def ws_connect():
     from django.db import connections
 
     from config.asgi import application
-    from games import events
-    from games.ws import auth
+    from games.ws import auth, pushes
     from games.ws.base import close_thread_connections
     from leaderboards import live
 
@@ -46,7 +45,7 @@ async def ws_connect():
         for communicator in opened:
             await communicator.disconnect(timeout=5)
         await live.stop()
-        await events.drain()
+        await pushes.drain()
         await database_sync_to_async(live.reset)()
         auth.forget_tokens()
         layer = get_channel_layer()
@@ -85,11 +84,11 @@ def _fresh_cache():
 
 
 def _forget_rate_counts():
-    """Drop the counts of ``games.ratelimits`` (in memory, and on the test Redis when set)."""
+    """Drop the counts of ``core.ratelimits`` (in memory, and on the test Redis when set)."""
     import redis
     from django.conf import settings
 
-    from games import ratelimits
+    from core import ratelimits
 
     ratelimits.reset_memory()
     if settings.REDIS_URL:

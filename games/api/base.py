@@ -14,7 +14,7 @@ from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.views import APIView
 
-from games.errors import ErrorCode, ServiceError
+from core.errors import ErrorCode, ServiceError
 
 
 class RequestTooLarge(APIException):

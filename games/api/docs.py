@@ -12,7 +12,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers
 
-from games.errors import ErrorCode
+from core.errors import ErrorCode
 
 # What the server enforces, so that the schema says exactly what it accepts.
 NICKNAME_PATTERN = r"^[A-Za-z0-9_-]{3,24}$"

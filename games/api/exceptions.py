@@ -18,7 +18,7 @@ from config.middleware import (
     UNAVAILABLE_DETAIL,
     is_database_unavailable,
 )
-from games.errors import ErrorCode, ServiceError
+from core.errors import ErrorCode, ServiceError
 
 logger = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Rate limits of the API, per player and per client IP, counted by ``games.ratelimits.hit``.
+"""Rate limits of the API, per player and per client IP, counted by ``core.ratelimits.hit``.
 
 Each hit is one atomic count (one Redis script with ``REDIS_URL`` set, in memory without), so a
 limit holds across worker processes and concurrent requests: N requests racing on one key get N
@@ -17,7 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
-from games import ratelimits
+from core import ratelimits
 
 DURATIONS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 

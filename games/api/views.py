@@ -21,10 +21,10 @@ from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from core.errors import ErrorCode as E
 from games import payloads, selectors, services
 from games.api import docs, throttles
 from games.api.base import ApiView, check_same_origin, json_object
-from games.errors import ErrorCode as E
 from games.models import Player
 
 

@@ -6,7 +6,7 @@ them as they are; words fill them as values of their own, which a translation sa
 language: a card (``CardWord``), a rank (``RankWord``), the card an empty foundation takes
 (``BaseWord``), a building rule (``rules.Build``) and a kind of pile (``rules.Kind``).
 ``str(reason)`` is the English sentence; the server says the same reason in its reader's
-language from the sentence and the values (``games.refusals``).
+language from the sentence and the values (``games.words.refusals``).
 """
 
 from __future__ import annotations

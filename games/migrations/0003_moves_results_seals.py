@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 def copy_move_logs(apps, schema_editor):
     """Turn each game's JSON move log into sealed move rows (times: the game's last move)."""
-    from games.verification import move_seal
+    from games.verification.seals import move_seal
 
     Game = apps.get_model("games", "Game")
     Move = apps.get_model("games", "Move")

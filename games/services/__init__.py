@@ -5,7 +5,6 @@ a transaction and sends its notifications only after the commit. REST views and 
 consumers call the same functions.
 """
 
-from games.positions import position as engine_state
 from games.services.catalogue import variants_load
 from games.services.deals import (
     daily_deals,
@@ -34,6 +33,7 @@ from games.services.players import (
     player_register,
     player_token,
 )
+from games.services.positions import position as engine_state
 
 __all__ = [
     "check_move",

@@ -20,11 +20,11 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext
 
+from core.errors import ErrorCode, ServiceError
 from games import clock, selectors
+from games.documents import compiled
 from games.engine import SolveResult, commitment, daily_seed, deal, solve
-from games.errors import ErrorCode, ServiceError
 from games.models import Deal, Game, Variant
-from games.rulesets import compiled
 
 logger = logging.getLogger(__name__)
 

@@ -3,7 +3,7 @@
 An ordinary move is one statement (``games.services.moves``). Any other locks the game row
 (reading only the columns a move needs), applies the move with the engine to the cached
 position, appends one sealed move row and updates the few columns that change. A finished
-daily game is verified from first principles (``games.verification``): only then is its sealed
+daily game is verified from first principles (``games.verification.seals``): only then is its sealed
 ``Result`` written, and ``signals.result_verified`` is sent after the commit.
 """
 
@@ -18,7 +18,10 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils.translation import gettext, gettext_noop, pgettext_lazy
 
-from games import clock, events, positions, selectors, signals
+from core.errors import ErrorCode, ServiceError
+from core.text import is_text
+from games import clock, selectors, signals
+from games.documents import compiled
 from games.engine import (
     IllegalMove,
     MalformedMove,
@@ -32,22 +35,14 @@ from games.engine import (
     replay,
     state_to_json,
 )
-from games.errors import ErrorCode, ServiceError
 from games.models import Deal, Game, Move, Player, Result, Variant, VerificationFailure
-from games.refusals import say_refusal
-from games.rulesets import compiled
+from games.services import positions
 from games.services.deals import deal_get_or_create
 from games.services.moves import MOVE_COLUMNS, move_append
-from games.validation import is_text
-from games.verification import (
-    Claim,
-    Figures,
-    LoggedMove,
-    Mismatch,
-    move_seal,
-    seal_of,
-    verify_daily,
-)
+from games.verification.daily import Claim, LoggedMove, Mismatch, verify_daily
+from games.verification.figures import Figures
+from games.verification.seals import move_seal, seal_of
+from games.words.refusals import say_refusal
 
 logger = logging.getLogger(__name__)
 
@@ -164,7 +159,7 @@ def game_start(*, player: Player, variant: Any, mode: Any, seed: Any = None) -> 
                 )
         except IntegrityError:  # the same player started it concurrently
             return Game.objects.get(player=player, deal=today_deal), False
-        transaction.on_commit(lambda: events.game_changed(game))
+        transaction.on_commit(lambda: signals.send(signals.game_changed, game=game))
         return game, True
     if mode == Game.Mode.PRACTICE:
         chosen_seed = seed is not None
@@ -265,7 +260,7 @@ def _seal_result(game: Game, status: str, at: dt.datetime) -> Result | None:
     result = result_write(
         game_id=game.pk, deal_id=deal_.pk, player_id=stored.player_id, figures=figures
     )
-    transaction.on_commit(lambda: _announce_result(result))
+    transaction.on_commit(lambda: signals.send(signals.result_verified, result=result))
     return result
 
 
@@ -294,18 +289,6 @@ def result_write(*, game_id: str, deal_id: int, player_id: int, figures: Figures
         results_count=F("results_count") + 1, withdrawals=F("withdrawals") + int(banned)
     )
     return result
-
-
-def _announce_result(result: Result) -> None:
-    """Tell the listeners of a sealed result; one that fails is logged, never raised."""
-    for receiver, outcome in signals.result_verified.send_robust(sender=Result, result=result):
-        if isinstance(outcome, Exception):
-            logger.error(
-                "a receiver of result_verified failed for game %s: %r",
-                result.game_id,
-                receiver,
-                exc_info=outcome,
-            )
 
 
 def _verify_practice(game: Game) -> bool:
@@ -363,7 +346,7 @@ def _close_expired(game_id: Any) -> tuple[Game | None, bool]:
         game = _lock(game_id)
         if game is None or not _close_if_day_over(game):
             return game, False
-        transaction.on_commit(lambda: events.game_changed(game))
+        transaction.on_commit(lambda: signals.send(signals.game_changed, game=game))
     return game, True
 
 
@@ -470,7 +453,7 @@ def game_move(*, game_id: Any, player: Player, ply: Any, move: Any) -> Game:
             game.position = state
             transaction.on_commit(lambda: positions.remember(game, state))
         if error is None or closed:
-            transaction.on_commit(lambda: events.game_changed(game))
+            transaction.on_commit(lambda: signals.send(signals.game_changed, game=game))
     if error is not None:
         raise error
     return game
@@ -481,12 +464,12 @@ def game_resign(*, game_id: Any, player: Player) -> Game:
     with transaction.atomic():
         game = _locked_game(game_id, player)
         if _close_if_day_over(game):
-            transaction.on_commit(lambda: events.game_changed(game))
+            transaction.on_commit(lambda: signals.send(signals.game_changed, game=game))
         if game.is_over:
             error = game_over_error(game)
         else:
             game.save(update_fields=_finish(game, Game.Status.RESIGNED, clock.now()))
-            transaction.on_commit(lambda: events.game_changed(game))
+            transaction.on_commit(lambda: signals.send(signals.game_changed, game=game))
             error = None
     if error is not None:
         raise error

@@ -14,14 +14,16 @@ from django.db import transaction
 from django.db.models import F, QuerySet
 from django.utils.translation import gettext
 
+from core.errors import ErrorCode, ServiceError
+from core.text import is_text
 from games import clock, signals
+from games.documents import compiled
 from games.engine import ReplayError, parse_seed, replay, state_to_json
-from games.errors import ErrorCode, ServiceError
 from games.models import Deal, Game, Player, Result, VerificationFailure
-from games.rulesets import compiled
 from games.services.games import VERIFY_COLUMNS, _logged_moves
-from games.validation import is_text
-from games.verification import Claim, Figures, Mismatch, seal_is_valid, seal_of, verify_daily
+from games.verification.daily import Claim, Mismatch, verify_daily
+from games.verification.figures import Figures
+from games.verification.seals import seal_is_valid, seal_of
 
 logger = logging.getLogger(__name__)
 
@@ -39,13 +41,6 @@ def check_reason(value: object) -> str:
         )
     assert isinstance(text, str)
     return text
-
-
-def _announce(signal: object, **kwargs: object) -> None:
-    """Send ``signal`` robustly: a receiver that fails is logged, never raised."""
-    for receiver, outcome in signal.send_robust(sender=Result, **kwargs):  # type: ignore[attr-defined]
-        if isinstance(outcome, Exception):
-            logger.error("a receiver of a moderation signal failed: %r", receiver, exc_info=outcome)
 
 
 # --- voids ------------------------------------------------------------------------------------
@@ -75,7 +70,7 @@ def result_void(*, result: Result, reason: str, by: Player) -> Result:
         locked.save(update_fields=["voided_at", "void_reason", "voided_by", "seal"])
         Game.objects.filter(pk=locked.game_id).update(void_reason=reason)
         Deal.objects.filter(pk=locked.deal_id).update(withdrawals=F("withdrawals") + 1)
-        transaction.on_commit(lambda: _announce(signals.result_voided, result=locked))
+        transaction.on_commit(lambda: signals.send(signals.result_voided, result=locked))
     return locked
 
 
@@ -104,7 +99,7 @@ def player_ban(*, player: Player, reason: str, by: Player) -> Player:
         locked.ban_reason = reason
         locked.save(update_fields=["banned_at", "ban_reason"])
         _their_deals(locked).update(withdrawals=F("withdrawals") + 1)
-        transaction.on_commit(lambda: _announce(signals.player_banned, player=locked))
+        transaction.on_commit(lambda: signals.send(signals.player_banned, player=locked))
     return locked
 
 
@@ -121,7 +116,7 @@ def player_unban(*, player: Player) -> Player:
         locked.ban_reason = ""
         locked.save(update_fields=["banned_at", "ban_reason"])
         _their_deals(locked).update(withdrawals=F("withdrawals") - 1)
-        transaction.on_commit(lambda: _announce(signals.player_unbanned, player=locked))
+        transaction.on_commit(lambda: signals.send(signals.player_unbanned, player=locked))
     return locked
 
 

@@ -35,10 +35,11 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.backends.utils import CursorWrapper
 
-from games import clock, events, positions
+from games import clock, signals
 from games.engine import IllegalMove, apply_move, is_stuck, state_to_json
 from games.models import Deal, Game, Move, Player, Variant
-from games.verification import move_seal
+from games.services import positions
+from games.verification.seals import move_seal
 
 # What a move reads of the game row (with its variant's slug and its deal's date).
 MOVE_COLUMNS = (
@@ -185,5 +186,5 @@ def move_append(*, game_id: str, player: Player, ply: int, move: Any) -> Game | 
     game.player = player  # the payload names the player: no query for it
     game.position = state
     transaction.on_commit(lambda: positions.remember(game, state))
-    transaction.on_commit(lambda: events.game_changed(game))
+    transaction.on_commit(lambda: signals.send(signals.game_changed, game=game))
     return game

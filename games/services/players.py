@@ -12,9 +12,9 @@ from django.db import IntegrityError, transaction
 from django.utils.translation import gettext, gettext_lazy
 from rest_framework.authtoken.models import Token
 
-from games.errors import ErrorCode, ServiceError
+from core.errors import ErrorCode, ServiceError
+from core.text import is_text
 from games.models import Player
-from games.validation import is_text
 
 NICKNAME = re.compile(r"[A-Za-z0-9_-]{3,24}")
 NICKNAME_RULE = gettext_lazy("A nickname is 3 to 24 letters, digits, '_' or '-'.")

@@ -3,7 +3,7 @@
 ``PatienceConsumer`` builds on Channels' ``AsyncJsonWebsocketConsumer``. It accepts every
 handshake (so that a refusal can say why), checks the page the connection comes from, then
 calls ``open()``. A refusal is one path, ``refuse(error)``: an error frame
-``{"type": "error", "error": code, "detail": ...}`` (a code of ``games.errors.ErrorCode``, or
+``{"type": "error", "error": code, "detail": ...}`` (a code of ``core.errors.ErrorCode``, or
 ``unavailable``), then a close with one of these codes:
 
 ====== ==========================================================================
@@ -44,8 +44,9 @@ from django.db import InterfaceError, OperationalError, connections
 from django.utils import translation
 from django.utils.translation import gettext
 
-from config.languages import scope_language
-from games.errors import ErrorCode, ServiceError
+from core import redis_client
+from core.errors import ErrorCode, ServiceError
+from core.languages import scope_language
 from games.ws import limits
 
 logger = logging.getLogger(__name__)
@@ -81,6 +82,7 @@ _CLOSE_CODES = {
 }
 # Faults of the services the socket needs: the socket cannot be served now.
 FAULTS: tuple[type[BaseException], ...] = (
+    redis_client.Unavailable,
     OperationalError,
     InterfaceError,
     redis.RedisError,

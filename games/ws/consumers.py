@@ -25,11 +25,12 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from games import events, positions, selectors, services
-from games.errors import ErrorCode, ServiceError
+from core.errors import ErrorCode, ServiceError
+from games import selectors, services
 from games.models import Game
 from games.payloads import game_payload
-from games.ws import limits, tabs
+from games.services import positions
+from games.ws import limits, pushes, tabs
 from games.ws.base import PatienceConsumer, in_thread, invalid
 
 MAX_PLY = 2**31 - 1
@@ -102,7 +103,7 @@ class GameConsumer(PatienceConsumer):
         self.counted = True
         # Counted and joined before the first state is read: a move made meanwhile either is in
         # that state or is pushed here (games.ws.tabs).
-        await self.join(events.game_group(self.game_id))
+        await self.join(pushes.game_group(self.game_id))
         game = await in_thread(self.load_game)()
         await self.send_game(game)
 
@@ -193,7 +194,7 @@ class GameConsumer(PatienceConsumer):
         if refusal is not None:
             raise _Limited(refusal)
         answer: Any
-        with events.collecting() as changed:
+        with pushes.collecting() as changed:
             try:
                 game = action()
             except ServiceError as error:
@@ -202,20 +203,20 @@ class GameConsumer(PatienceConsumer):
                 answer = game_payload(game)
         if any(item.pk == self.game_id for item in changed) and not tabs.others_open(self.game_id):
             changed = [item for item in changed if item.pk != self.game_id]
-        pushes = [answer if item is game else game_payload(item) for item in changed]
-        return answer, pushes
+        others = [answer if item is game else game_payload(item) for item in changed]
+        return answer, others
 
     async def play(self, action: Callable[[], Game], echo: dict[str, Any]) -> None:
         try:
-            answer, pushes = await in_thread(self.serve)(action)
+            answer, others = await in_thread(self.serve)(action)
         except _Limited as limited:
             raise ServiceError(ErrorCode.RATE_LIMITED, str(limited)) from None
         if isinstance(answer, ServiceError):
             await self.send_error(answer, **echo)
         else:
             await self.send_game(answer)
-        for game in pushes:
-            await events.announce_game(game)
+        for game in others:
+            await pushes.announce_game(game)
 
     # --- pushes --------------------------------------------------------------------------
 

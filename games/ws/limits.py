@@ -2,7 +2,7 @@
 
 Each incoming frame counts once for its socket and once for its player. The socket's count is a
 token bucket kept on the consumer, in process (no I/O); the player's count is one
-``games.ratelimits.hit()`` (one Redis script, atomic across worker processes; in memory without
+``core.ratelimits.hit()`` (one Redis script, atomic across worker processes; in memory without
 Redis). ``settings.WEBSOCKET_RATE_LIMITS`` sets them::
 
     WEBSOCKET_RATE_LIMITS = {
@@ -22,7 +22,7 @@ from typing import Any
 from django.conf import settings
 from django.utils.translation import gettext
 
-from games import ratelimits
+from core import ratelimits
 
 DEFAULT_LIMITS: dict[str, dict[str, float] | None] = {
     "socket": {"frames": 20, "seconds": 1},

@@ -18,19 +18,16 @@ either reaches the new socket's first state or sees the count that makes it push
 
 from __future__ import annotations
 
-import logging
+import contextlib
 import threading
-import time
+from typing import Any
 
 import redis
-from django.conf import settings
 
-logger = logging.getLogger(__name__)
+from core import redis_client
 
 KEY_PREFIX = "daily_patience:tabs"
 TTL_SECONDS = 7 * 24 * 3600
-TIMEOUT_SECONDS = 0.25
-BREAKER_SECONDS = 5.0
 
 
 def _key(game_id: str) -> str:
@@ -38,55 +35,30 @@ def _key(game_id: str) -> str:
 
 
 class _Redis:
-    """Counts in Redis (short timeouts; after a failure, left alone for ``BREAKER_SECONDS``)."""
+    """Counts in Redis (``core.redis_client``: short timeouts, one breaker)."""
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._client: redis.Redis | None = None
-        self._url: str | None = None
-        self._down_until = 0.0
-
-    def client(self) -> redis.Redis | None:
-        url = settings.REDIS_URL
-        with self._lock:
-            if self._client is None or self._url != url:
-                self._client = redis.Redis.from_url(
-                    url,
-                    socket_connect_timeout=TIMEOUT_SECONDS,
-                    socket_timeout=TIMEOUT_SECONDS,
-                )
-                self._url, self._down_until = url, 0.0
-            if time.monotonic() < self._down_until:
-                return None
-            return self._client
-
-    def failed(self, error: Exception) -> None:
-        self._down_until = time.monotonic() + BREAKER_SECONDS
-        logger.warning("game tabs: Redis unreachable, every move is pushed for now: %r", error)
+    what = "every move is pushed to its game's group"
 
     def add(self, game_id: str, step: int) -> None:
-        client = self.client()
-        if client is None:
-            return
-        try:
+        def add(client: redis.Redis) -> None:
             pipe = client.pipeline(transaction=False)
             pipe.incrby(_key(game_id), step)
             pipe.expire(_key(game_id), TTL_SECONDS)
             pipe.execute()
-        except (redis.RedisError, OSError) as error:
-            self.failed(error)
+
+        with contextlib.suppress(redis_client.Unavailable):
+            redis_client.run(add, what=self.what)
 
     def count(self, game_id: str) -> int | None:
-        client = self.client()
-        if client is None:
-            return None
-        try:
+        def count(client: redis.Redis) -> Any:
             pipe = client.pipeline(transaction=False)
             pipe.get(_key(game_id))
             pipe.expire(_key(game_id), TTL_SECONDS)
-            found, _ = pipe.execute()
-        except (redis.RedisError, OSError) as error:
-            self.failed(error)
+            return pipe.execute()[0]
+
+        try:
+            found = redis_client.run(count, what=self.what)
+        except redis_client.Unavailable:
             return None
         return None if found is None else int(found)
 
@@ -116,7 +88,7 @@ _memory = _Memory()
 
 
 def _store() -> _Redis | _Memory:
-    return _redis if settings.REDIS_URL else _memory
+    return _redis if redis_client.configured() else _memory
 
 
 def opened(game_id: str) -> None:

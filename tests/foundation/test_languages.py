@@ -8,7 +8,7 @@ import re
 import pytest
 from django.test import Client
 
-from config.languages import client_catalogue
+from core.languages import client_catalogue
 
 pytestmark = pytest.mark.django_db
 

@@ -1,6 +1,6 @@
 """The API's rate limits hold under concurrency: never more admitted than the limit.
 
-The throttles count with ``games.ratelimits.hit`` (one atomic Redis script per hit), so requests
+The throttles count with ``core.ratelimits.hit`` (one atomic Redis script per hit), so requests
 racing on one key, from threads here as from worker processes in production, each get their own
 count. Each test counts on a Redis server of its own.
 """
@@ -17,7 +17,7 @@ import pytest
 from django.db import connections
 from rest_framework.test import APIClient
 
-from games import ratelimits
+from core import redis_client
 from games.api import throttles
 from games.models import Player
 
@@ -29,12 +29,11 @@ def redis_counts(throwaway_redis, settings, monkeypatch):
     A Redis call that times out opens the limits for a while (availability first), so the
     tests of atomicity must not depend on 30 threads connecting within the production timeout.
     """
-    monkeypatch.setattr(ratelimits, "CONNECT_TIMEOUT_SECONDS", 5.0)
-    monkeypatch.setattr(ratelimits, "READ_TIMEOUT_SECONDS", 5.0)
-    ratelimits._redis._url = None  # a client made with the new timeouts
+    monkeypatch.setattr(redis_client, "TIMEOUT_SECONDS", 5.0)
+    redis_client.reset()  # clients made with the new timeouts, no breaker left open by another test
     settings.REDIS_URL = throwaway_redis.url
-    ratelimits._redis._down_until = 0.0  # no pause left over by another test's dead Redis
-    return throwaway_redis
+    yield throwaway_redis
+    redis_client.reset()
 
 
 def with_rates(settings, **rates: str) -> None:

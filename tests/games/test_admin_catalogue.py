@@ -9,9 +9,9 @@ import pytest
 from django.contrib.admin.models import ADDITION, CHANGE, LogEntry
 from django.core.management import call_command
 
+from core.errors import ServiceError
 from games import clock
 from games.engine import builtin_rules
-from games.errors import ServiceError
 from games.models import Deal, Game, Player, Variant
 from games.services import deal_get_or_create, deal_regenerate, deal_request_regeneration, deals
 

@@ -19,7 +19,7 @@ from rest_framework.test import APIClient
 from games import clock, services
 from games.engine import legal_moves
 from games.models import Deal, Game, Move, Player, Result, VerificationFailure
-from games.verification import seal_is_valid
+from games.verification.seals import seal_is_valid
 
 NOON = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
 BOARD = "/api/leaderboards/caprice/2026-12-01/"

@@ -298,7 +298,7 @@ def test_a_void_survives_no_edit_of_its_reason(staff_client, join) -> None:
     game_id = daily(join("Alice"))
     act(staff_client, GAMES, "void_results", [game_id], reason="Cheated")
     # when its reason is edited in the database, then its seal no longer holds
-    from games.verification import seal_is_valid
+    from games.verification.seals import seal_is_valid
 
     assert seal_is_valid(Result.objects.get(pk=game_id))
     Result.objects.filter(pk=game_id).update(void_reason="Nothing")

@@ -10,7 +10,7 @@ from django.utils import translation
 from games.engine import IllegalCode
 from games.engine.reasons import BaseWord, CardWord, RankWord, english
 from games.engine.rules import Build, Direction, Kind, SuitRule
-from games.refusals import say_refusal, say_word
+from games.words.refusals import say_refusal, say_word
 from tests.engine.conftest import Table
 from tests.engine.test_illegal_moves import CASES
 

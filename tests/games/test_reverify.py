@@ -1,4 +1,4 @@
-"""Third-party re-verification: ``python -m games.reverify`` checks a past day with the engine."""
+"""Third-party re-verification: ``python -m games.verification.reverify`` checks a past day."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from games import clock, reverify, services
+from games import clock, services
 from games.engine import legal_moves
 from games.models import Game, Move
+from games.verification import reverify
 
 NOON = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
 NEXT_DAY = dt.datetime(2026, 12, 2, 0, 0, 1, tzinfo=dt.UTC)
@@ -227,7 +228,7 @@ def test_a_day_not_yet_over_or_a_bad_url_is_exit_2(played_day) -> None:
 
 def test_it_imports_no_django() -> None:
     script = (
-        "import sys, games.reverify; "
+        "import sys, games.verification.reverify; "
         "sys.exit(any(m == 'django' or m.startswith('django.') for m in sys.modules))"
     )
     assert subprocess.run([sys.executable, "-c", script], cwd=ROOT).returncode == 0

@@ -10,8 +10,8 @@ import pytest
 from games.engine import builtin_variant, card_label, deal, launch_slugs, practice_seed
 from games.engine.rules import Kind
 from games.models import Variant
-from games.pictures import BACKS_DRAWN
 from games.views import RULES_SEED_TEXT
+from games.words.pictures import BACKS_DRAWN
 
 pytestmark = pytest.mark.django_db
 

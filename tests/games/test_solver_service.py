@@ -10,9 +10,9 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from games import clock, services
+from games.documents import compiled
 from games.engine import SolveResult, apply_move, daily_seed, deal, parse_move
 from games.models import Deal, Game, Result, Variant
-from games.rulesets import compiled
 from games.services import deals as deal_services
 from tests.conftest import TEST_DEAL_SECRET
 

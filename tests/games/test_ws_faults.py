@@ -12,10 +12,11 @@ import pytest
 from channels.db import database_sync_to_async
 from django.db import OperationalError, connection
 
-from games import events, ratelimits, selectors, services
+from core import ratelimits
+from games import selectors, services, signals
 from games.engine import legal_moves
 from games.models import Game, Player
-from games.ws import auth
+from games.ws import auth, pushes
 from tests.games.sockets import a_legal_move, make_player, receive
 from tests.net import free_port
 
@@ -154,13 +155,13 @@ async def test_the_answer_is_sent_before_the_push_to_other_tabs(
     other_tab = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
     assert (await receive(other_tab))["type"] == "game"
     seen = []
-    real = events.announce_game
+    real = pushes.announce_game
 
     async def announce(payload: dict[str, Any]) -> None:
         seen.append((payload["ply"], alice_socket.output_queue.qsize()))
         await real(payload)
 
-    monkeypatch.setattr(events, "announce_game", announce)
+    monkeypatch.setattr(pushes, "announce_game", announce)
 
     await alice_socket.send_json_to({"ply": 0, "move": await a_legal_move(game.pk)})
     answer = await receive(alice_socket)
@@ -169,24 +170,26 @@ async def test_the_answer_is_sent_before_the_push_to_other_tabs(
     assert seen == [(1, 1)]  # announced once, with the answer already out
 
 
-async def test_game_changed_in_a_worker_thread_does_not_wait_for_the_push(
+async def test_a_change_announced_in_a_worker_thread_does_not_wait_for_the_push(
     ws_connect: Any, alice_socket: Any, game: Game, monkeypatch: Any
 ) -> None:
     release = asyncio.Event()
-    real = events.announce_game
+    real = pushes.announce_game
 
     async def slow_announce(payload: dict[str, Any]) -> None:
         await release.wait()
         await real(payload)
 
-    monkeypatch.setattr(events, "announce_game", slow_announce)
+    monkeypatch.setattr(pushes, "announce_game", slow_announce)
     stored = await database_sync_to_async(
         lambda: Game.objects.select_related("variant", "deal", "player").get(pk=game.pk)
     )()
     stored.ply = 7  # a state the socket has not been sent
 
     # it returns while the push still waits on the loop (async_to_sync would deadlock here)
-    await asyncio.wait_for(database_sync_to_async(events.game_changed)(stored), timeout=5)
+    await asyncio.wait_for(
+        database_sync_to_async(signals.send)(signals.game_changed, game=stored), timeout=5
+    )
     release.set()
 
     assert (await receive(alice_socket))["game"]["ply"] == 7

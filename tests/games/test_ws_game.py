@@ -12,9 +12,10 @@ import pytest
 from channels.db import database_sync_to_async
 from django.test import override_settings
 
-from games import clock, events, services
+from games import clock, services
 from games.models import Game, Player
 from games.payloads import game_payload
+from games.ws import pushes
 from tests.games.sockets import a_legal_move, close_code, make_player, receive, session_cookie
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -150,7 +151,7 @@ async def test_opening_the_socket_caches_the_position_its_first_move_needs(
 ) -> None:
     # given a process that holds no position of the game (it was created, or last moved, by
     # another worker)
-    from games import positions
+    from games.services import positions
 
     move = await a_legal_move(game.pk)
     positions.cache.clear()
@@ -169,7 +170,7 @@ async def test_opening_the_socket_of_a_damaged_game_still_shows_it(
     ws_connect: Any, game: Game, alice: tuple[Player, str]
 ) -> None:
     # given a game whose row claims a ply its log does not hold
-    from games import positions
+    from games.services import positions
 
     await database_sync_to_async(Game.objects.filter(pk=game.pk).update)(ply=3)
     positions.cache.clear()
@@ -366,13 +367,13 @@ async def test_a_move_no_other_tab_watches_sends_no_group_message(
 ) -> None:
     # given Alice's only socket of her game, and a record of the pushes to the game's group
     announced = []
-    real = events.announce_game
+    real = pushes.announce_game
 
     async def announce(payload: dict[str, Any]) -> None:
         announced.append(payload["ply"])
         await real(payload)
 
-    monkeypatch.setattr(events, "announce_game", announce)
+    monkeypatch.setattr(pushes, "announce_game", announce)
 
     # when she moves alone, then with a second tab open, then alone again
     await alice_socket.send_json_to({"ply": 0, "move": await a_legal_move(game.pk)})
@@ -395,13 +396,13 @@ async def test_a_move_is_pushed_when_the_tabs_cannot_be_counted(
 ) -> None:
     # given Alice's only socket, and then no Redis to count tabs on
     announced = []
-    real = events.announce_game
+    real = pushes.announce_game
 
     async def announce(payload: dict[str, Any]) -> None:
         announced.append(payload["ply"])
         await real(payload)
 
-    monkeypatch.setattr(events, "announce_game", announce)
+    monkeypatch.setattr(pushes, "announce_game", announce)
     settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
 
     # when she moves

@@ -17,9 +17,9 @@ from channels.db import database_sync_to_async
 from rest_framework.authtoken.models import Token
 
 from games import services
+from games.documents import compiled
 from games.engine import legal_moves
 from games.models import Game
-from games.rulesets import compiled
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

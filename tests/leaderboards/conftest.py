@@ -7,11 +7,11 @@ from collections.abc import Callable
 
 import pytest
 
+from core import redis_client
 from games import services
 from games.models import Deal, Game, Player, Result
 from games.signals import result_verified
-from games.verification import seal_of
-from leaderboards import ranking
+from games.verification.seals import seal_of
 
 NOON = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
 DAY = NOON.date()
@@ -21,9 +21,9 @@ DEAD_REDIS = "redis://127.0.0.1:6392/0"  # nothing listens there
 @pytest.fixture(autouse=True)
 def _fresh_ranking():
     """Give every test a new Redis client with its circuit breaker closed."""
-    ranking.reset()
+    redis_client.reset()
     yield
-    ranking.reset()
+    redis_client.reset()
 
 
 def deal_of(variants, slug: str = "caprice", day: dt.date = DAY) -> Deal:

@@ -11,7 +11,7 @@ from games import clock, services
 from games.engine import legal_moves
 from games.models import Game, Player, Result
 from games.services.games import result_write
-from games.verification import Figures
+from games.verification.figures import Figures
 
 NOON = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
 NEXT_DAY = dt.datetime(2026, 12, 2, 0, 0, 1, tzinfo=dt.UTC)

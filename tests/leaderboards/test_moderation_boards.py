@@ -16,6 +16,7 @@ from django.core.management import call_command
 from django.db import connections
 from rest_framework.test import APIClient
 
+from core import redis_client
 from games import clock, services
 from games.models import Deal, Player, Result
 from games.services import moderation
@@ -120,7 +121,7 @@ def test_a_void_made_while_redis_is_down_is_applied_once_it_is_back(
     assert players(get()) == [(1, "Ann"), (2, "Bob")]  # from PostgreSQL
     # when Redis is back (its board still holds Cy, with the old count)
     settings.REDIS_URL = live_url
-    ranking.reset()
+    redis_client.reset()
     # then the stale board is noticed and rebuilt without Cy
     assert players(get()) == [(1, "Ann"), (2, "Bob")]
 

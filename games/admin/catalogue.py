@@ -11,12 +11,12 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from core.text import is_text
+from games.documents import compiled, pretty
 from games.engine import RulesError, deal, practice_seed
 from games.models import Variant
-from games.pictures import LayoutPicture, layout_picture
-from games.rulesets import compiled, pretty
 from games.services.games import SEED_TEXT_LIMIT
-from games.validation import is_text
+from games.words.pictures import LayoutPicture, layout_picture
 
 PREVIEW_SEED_TEXT = "sample"
 """The practice seed text of the opening deal shown on a variant's change page."""

@@ -1,19 +1,18 @@
-"""Live notifications of games, sent after the database commit.
+"""Pushes of a game's new states to its sockets, sent after the database commit.
 
 Group ``game.<id>`` gets every new state of a game (for its player's other tabs) as
 ``{"type": "game.update", "game": GAME}``. The daily side (progress, presence, leaderboard of a
-deal) belongs to ``leaderboards``: it listens to ``games.signals.game_changed`` and coalesces its
-pushes (``leaderboards.live``); ``games`` never imports it.
+deal) belongs to ``leaderboards``, which listens to the same signal.
 
-How a caller announces a change:
+How a change reaches the sockets:
 
-- A service calls ``game_changed(game)`` once the write is committed (in
-  ``transaction.on_commit``). It is sync, callable from any thread and cheap: it sends the
-  ``game_changed`` signal (cheap receivers) and then hands the push to the event loop. Inside a
-  running loop the push becomes a task of that loop; in a worker thread of a running server
-  (``sync_to_async``) it is queued onto the server's loop with ``call_soon_threadsafe`` and the
-  thread does not wait for it; with no loop at all (a management command, a sync test) it is sent
-  right away with ``async_to_sync``.
+- A service sends ``games.signals.game_changed`` once the write is committed (in
+  ``transaction.on_commit``). ``push_game``, its receiver here (connected in
+  ``GamesConfig.ready()``), is sync, callable from any thread and cheap: it hands the push to the
+  event loop. Inside a running loop the push becomes a task of that loop; in a worker thread of a
+  running server (``sync_to_async``) it is queued onto the server's loop with
+  ``call_soon_threadsafe`` and the thread does not wait for it; with no loop at all (a
+  management command, a sync test) it is sent right away with ``async_to_sync``.
 - A consumer that answers the change itself wraps its service call in ``collecting()``: the pushes
   are then collected instead of dispatched, the consumer sends its answer first, and only then
   awaits ``announce_game(payload)`` for each collected game, on the event loop.
@@ -34,23 +33,19 @@ from typing import Any
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 
-from games import signals
 from games.models import Game
+from games.payloads import game_payload
 
 logger = logging.getLogger(__name__)
 
 _collected: contextvars.ContextVar[list[Game] | None] = contextvars.ContextVar(
-    "games_events_collected", default=None
+    "games_pushes_collected", default=None
 )
 _tasks: set[asyncio.Task[None]] = set()
 
 
 def game_group(game_id: str) -> str:
     return f"game.{game_id}"
-
-
-def daily_group(slug: str, date_iso: str) -> str:
-    return f"daily.{slug}.{date_iso}"
 
 
 async def announce_game(game: dict[str, Any]) -> None:
@@ -76,18 +71,14 @@ def collecting() -> Iterator[list[Game]]:
         _collected.reset(token)
 
 
-def game_changed(game: Game) -> None:
-    """Announce the committed new state of ``game``: the signal first, then the socket push."""
-    for receiver, result in signals.game_changed.send_robust(sender=Game, game=game):
-        if isinstance(result, Exception):
-            logger.error("receiver %r of game_changed failed: %r", receiver, result)
+def push_game(sender: Any = None, *, game: Game, **named: Any) -> None:
+    """Receive ``games.signals.game_changed``: push the game's new state to its sockets (or
+    collect it for the consumer that is answering it)."""
     collected = _collected.get()
     if collected is not None:
         collected.append(game)
         return
     try:
-        from games.payloads import game_payload
-
         payload = game_payload(game)
     except Exception:
         logger.exception("could not build the payload of game %s", game.pk)

@@ -16,9 +16,9 @@ from typing import Any
 
 from django.conf import settings
 
+from games.documents import compiled
 from games.engine import State, parse_seed, replay
 from games.models import Game, Move
-from games.rulesets import compiled
 
 DEFAULT_LIMIT = 2048
 

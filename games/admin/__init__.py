@@ -14,13 +14,13 @@ from django.urls import URLPattern, path, reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext
 
-from games.admin_moderation import ModerationActions, ReasonForm, ask_reason
-from games.adminforms import PREVIEW_SEED_TEXT, VariantAdminForm, preview
-from games.errors import ServiceError
+from core.errors import ServiceError
+from games.admin.catalogue import PREVIEW_SEED_TEXT, VariantAdminForm, preview
+from games.admin.moderation import ModerationActions, ReasonForm, ask_reason
 from games.models import Deal, Game, Player, Result, Variant, VerificationFailure
 from games.payloads import day_is_over
 from games.services import deal_request_regeneration, moderation
-from games.verification import seal_is_valid
+from games.verification.seals import seal_is_valid
 
 REGENERATE_LIMIT = 10
 """Most deals one "Regenerate" action remakes (the solver certifies each in turn)."""

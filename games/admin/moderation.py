@@ -21,7 +21,7 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.utils.translation import gettext, gettext_lazy
 
-from games.errors import ServiceError
+from core.errors import ServiceError
 from games.services.moderation import REASON_LIMIT
 
 

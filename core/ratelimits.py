@@ -7,28 +7,20 @@ weighted by how much of it the sliding window still covers) and says whether it 
 concurrent hits of one key get N distinct counts, whichever process makes them. Without Redis
 (the embedded default, one process) the count is kept in memory under a lock.
 
-Redis calls have short connect and read timeouts. When Redis cannot be reached the limit lets
-the hit through (a limit must never take the service down with it), logs a warning and leaves
-Redis alone for ``BREAKER_SECONDS`` so that a dead server costs one timeout, not one per request.
+Redis is called through ``core.redis_client`` (short timeouts, one breaker). When Redis cannot
+be reached the limit lets the hit through: a limit must never take the service down with it.
 """
 
 from __future__ import annotations
 
-import logging
 import math
 import threading
 import time
 from dataclasses import dataclass
 
-import redis
-from django.conf import settings
-
-logger = logging.getLogger(__name__)
+from core import redis_client
 
 KEY_PREFIX = "daily_patience:rate"
-CONNECT_TIMEOUT_SECONDS = 0.25
-READ_TIMEOUT_SECONDS = 0.25
-BREAKER_SECONDS = 5.0
 
 # Count a hit in this window and return it with the previous window's count. The key lives for
 # two windows, so the previous one is still there while it counts.
@@ -38,6 +30,7 @@ if hits == tonumber(ARGV[1]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 local before = tonumber(redis.call('GET', KEYS[2]) or '0')
 return {hits, before}
 """
+_count = redis_client.script(_SCRIPT)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,43 +42,16 @@ class Verdict:
     retry_after: float
 
 
-class _Redis:
-    """A lazily made client of ``settings.REDIS_URL`` with a circuit breaker."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._client: redis.Redis | None = None
-        self._script: object | None = None
-        self._url: str | None = None
-        self._down_until = 0.0
-
-    def counts(self, current: str, previous: str, cost: int, ttl_ms: int) -> tuple[int, int] | None:
-        """Return (this window's count, the previous one's), or None while Redis is away."""
-        url = settings.REDIS_URL
-        if not url:
-            return None
-        with self._lock:
-            if self._client is None or self._url != url:  # a new server: a new breaker too
-                self._client = redis.Redis.from_url(
-                    url,
-                    socket_connect_timeout=CONNECT_TIMEOUT_SECONDS,
-                    socket_timeout=READ_TIMEOUT_SECONDS,
-                    health_check_interval=30,
-                )
-                self._script = self._client.register_script(_SCRIPT)
-                self._url = url
-                self._down_until = 0.0
-            script = self._script
-        if time.monotonic() < self._down_until:
-            return None
-        try:
-            hits, before = script(keys=[current, previous], args=[cost, ttl_ms])  # type: ignore[operator]
-        except (redis.RedisError, OSError) as error:
-            self._down_until = time.monotonic() + BREAKER_SECONDS
-            logger.warning("rate limits: Redis unreachable, limits open for now: %s", error)
-            return None
-        self._down_until = 0.0
-        return int(hits), int(before)
+def _redis_counts(current: str, previous: str, cost: int, ttl_ms: int) -> tuple[int, int] | None:
+    """Return (this window's count, the previous one's) from Redis, or None while it is away."""
+    try:
+        hits, before = redis_client.run(
+            lambda client: _count(client, keys=[current, previous], args=[cost, ttl_ms]),
+            what="rate limits let every hit through",
+        )
+    except redis_client.Unavailable:
+        return None
+    return int(hits), int(before)
 
 
 class _Memory:
@@ -113,7 +79,6 @@ class _Memory:
             self._counts.clear()
 
 
-_redis = _Redis()
 _memory = _Memory()
 
 
@@ -130,10 +95,11 @@ def hit(
     current = f"{KEY_PREFIX}:{key}:{window}"
     previous = f"{KEY_PREFIX}:{key}:{window - 1}"
     ttl_ms = math.ceil(seconds * 2000) + 1000
-    counted = _redis.counts(current, previous, cost, ttl_ms) if settings.REDIS_URL else None
-    if counted is None:
-        if settings.REDIS_URL:  # Redis is away: let the hit through
+    if redis_client.configured():
+        counted = _redis_counts(current, previous, cost, ttl_ms)
+        if counted is None:  # Redis is away: let the hit through
             return Verdict(True, 0.0, 0.0)
+    else:
         counted = _memory.counts(current, previous, cost, ttl_ms)
     hits, before = counted
     elapsed = position - window

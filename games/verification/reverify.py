@@ -5,14 +5,14 @@ leaderboard from the REST API, checks the revealed seed against the commitment p
 deal opened, replays every move log with ``games.engine`` from that seed and compares what the log
 proves (status, cards on the foundations, moves) with what the board claims::
 
-    python -m games.reverify https://HOST/api/leaderboards/caprice/2026-11-30/
-    python -m games.reverify https://HOST/api/games/<id>/
-    python -m games.reverify --json --limit 50 https://HOST/api/leaderboards/caprice/2026-11-30/
+    python -m games.verification.reverify https://HOST/api/leaderboards/caprice/2026-11-30/
+    python -m games.verification.reverify https://HOST/api/games/<id>/
+    python -m games.verification.reverify --json --limit 50 https://HOST/api/leaderboards/caprice/2026-11-30/
 
 Exit status: 0 when everything agrees, 1 on any mismatch, 2 on a usage or network error.
 
 It imports only the standard library and ``games.engine`` (no Django), so it runs from a plain
-checkout: ``PYTHONPATH=. python -m games.reverify URL``.
+checkout: ``PYTHONPATH=. python -m games.verification.reverify URL``.
 """
 
 from __future__ import annotations
@@ -485,7 +485,7 @@ def run(
     out = out or sys.stdout
     err = err or sys.stderr
     parser = argparse.ArgumentParser(
-        prog="python -m games.reverify",
+        prog="python -m games.verification.reverify",
         description="Re-verify a past day's leaderboard, or one game, with the rules engine.",
     )
     parser.add_argument("url", help="…/api/leaderboards/<slug>/<date>/ or …/api/games/<id>/")

@@ -1,0 +1,4 @@
+"""Infrastructure both apps share: the Redis client, rate limits, checks of untrusted text.
+
+Nothing here imports ``games`` or ``leaderboards``.
+"""

@@ -1,0 +1,152 @@
+"""The process's Redis clients: one per server, one timeout policy, one circuit breaker.
+
+Everything that talks to Redis itself (rate limits, the open tabs of game sockets, the live
+store of each deal, the boards, the health check) goes through here; the channel layer and
+the cache keep the clients of their own libraries.
+
+A call is made with ``run(operation, what=...)``: the operation gets the client of
+``settings.REDIS_URL`` and its result is returned. Without ``REDIS_URL``, or while the breaker
+is open, ``run`` raises ``Unavailable`` at once, and so does a call that fails (a Redis error, a
+timeout: connect and read wait ``TIMEOUT_SECONDS``); a failure opens the breaker for
+``BREAKER_SECONDS``, so a dead or paused server costs one timeout, not one per request. Every
+caller has its answer for ``Unavailable`` (a limit lets the hit through, a board is read from
+PostgreSQL...). An outage is logged once when it starts, naming what it costs, and once when a
+call works again.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import redis
+from django.conf import settings
+from redis.commands.core import Script
+
+logger = logging.getLogger(__name__)
+
+TIMEOUT_SECONDS = 0.25
+BREAKER_SECONDS = 5.0
+HEALTH_CHECK_SECONDS = 30
+ERRORS: tuple[type[BaseException], ...] = (redis.RedisError, OSError)
+
+T = TypeVar("T")
+
+
+class Unavailable(Exception):
+    """Redis is not configured, or cannot answer now."""
+
+
+class _Server:
+    """The clients of one server URL (bytes and decoded), its scripts and its breaker."""
+
+    def __init__(self, url: str) -> None:
+        self.url = url
+        self._clients: dict[bool, redis.Redis] = {}
+        self._scripts: dict[tuple[bool, str], Script] = {}
+        self._lock = threading.Lock()
+        self.down_until = 0.0
+        self.down = False  # an outage is under way (logged when it began)
+
+    def client(self, text: bool) -> redis.Redis:
+        found = self._clients.get(text)
+        if found is None:
+            with self._lock:
+                found = self._clients.get(text)
+                if found is None:
+                    found = self._clients[text] = redis.Redis.from_url(
+                        self.url,
+                        socket_connect_timeout=TIMEOUT_SECONDS,
+                        socket_timeout=TIMEOUT_SECONDS,
+                        health_check_interval=HEALTH_CHECK_SECONDS,
+                        decode_responses=text,
+                    )
+        return found
+
+    def script(self, source: str, text: bool) -> Script:
+        found = self._scripts.get((text, source))
+        if found is None:
+            found = self._scripts[(text, source)] = self.client(text).register_script(source)
+        return found
+
+    def failed(self, error: BaseException, what: str) -> None:
+        self.down_until = time.monotonic() + BREAKER_SECONDS
+        if not self.down:
+            self.down = True
+            logger.warning("Redis unreachable (%s): %r", what, error)
+
+    def worked(self) -> None:
+        if self.down:
+            self.down = False
+            logger.warning("Redis answers again")
+
+    def close(self) -> None:
+        for client in self._clients.values():
+            client.close()
+
+
+_servers: dict[str, _Server] = {}
+_servers_lock = threading.Lock()
+
+
+def configured() -> bool:
+    """Whether the service is configured with a Redis server (``REDIS_URL``)."""
+    return bool(settings.REDIS_URL)
+
+
+def _server() -> _Server:
+    url = settings.REDIS_URL
+    if not url:
+        raise Unavailable("no REDIS_URL is configured")
+    found = _servers.get(url)
+    if found is None:
+        with _servers_lock:
+            found = _servers.setdefault(url, _Server(url))
+    return found
+
+
+def run(operation: Callable[[redis.Redis], T], *, what: str, text: bool = False) -> T:
+    """Return ``operation(client)``; raise ``Unavailable`` (see the module docstring).
+
+    ``what`` says what callers lose while Redis is away, for the log; ``text`` gives a client
+    that decodes answers to ``str``.
+    """
+    server = _server()
+    if time.monotonic() < server.down_until:
+        raise Unavailable("Redis was unreachable a moment ago")
+    try:
+        result = operation(server.client(text))
+    except ERRORS as error:
+        server.failed(error, what)
+        raise Unavailable(str(error)) from error
+    server.worked()
+    return result
+
+
+def script(source: str, *, text: bool = False) -> Callable[..., Any]:
+    """Return a callable ``(client, keys=..., args=...)`` running the Lua ``source`` there
+    (loaded once per client: ``EVALSHA``, with ``EVAL`` when the server lost it)."""
+
+    def call(client: redis.Redis, *, keys: list[Any], args: list[Any]) -> Any:
+        return _server().script(source, text)(keys=keys, args=args, client=client)
+
+    return call
+
+
+def is_down() -> bool:
+    """Whether the breaker of the configured server is open (False without Redis)."""
+    url = settings.REDIS_URL
+    found = _servers.get(url) if url else None
+    return found is not None and time.monotonic() < found.down_until
+
+
+def reset() -> None:
+    """Forget every client and close every breaker (tests; a server that changed)."""
+    with _servers_lock:
+        servers = list(_servers.values())
+        _servers.clear()
+    for server in servers:
+        server.close()
