@@ -10,6 +10,8 @@ from django.db import models
 from django.db.models.functions import Lower
 from django.utils import timezone
 
+from games.verification import figures
+
 
 class PlayerManager(BaseUserManager["Player"]):
     """Create players and find them by nickname, whatever its case."""
@@ -333,7 +335,7 @@ class Move(models.Model):
 class Result(models.Model):
     """A verified daily result: figures computed by replaying the deal, sealed by the server.
 
-    Written only by verification (``games.verification.seals``); the leaderboards rank nothing else,
+    Written only by verification (``games.verification.daily``); the leaderboards rank nothing else,
     and only rows whose seal still matches their figures. A moderator may void it
     (``games.services.moderation``): the void's time and reason are sealed with the figures, so
     neither a void nor its removal can be written in the database without breaking the seal.
@@ -361,7 +363,7 @@ class Result(models.Model):
     )
 
     class Meta:
-        ordering = ("assisted", "-foundation_cards", "moves", "duration_ms", "finished_at")
+        ordering = figures.ordering(game_id=None)
         # The ranking order's index is leaderboards' (migration 0002 there): it orders game ids
         # bytewise, as the Redis boards do.
         indexes = [

@@ -1,11 +1,12 @@
-"""Each daily deal's board kept in Redis: a sorted set in the order of api.md, at any size.
+"""Each daily deal's board kept in Redis: a sorted set in the ranking order, at any size.
 
-Order (best first): unassisted before assisted, more foundation cards, fewer moves, shorter
-duration, earlier finish, then the game id. A sorted-set score is a double, exact for integers
-below 2**53, which cannot hold every component at once (duration alone takes 27 bits, a finish
-time 51). So the score holds the first three (``score``: 1 + 12 + 32 bits, exact) and the member
-string the rest (``member``: zero-padded duration and finish time, then the game id): Redis orders
-equal scores by member, byte by byte, which is the order of the remaining components.
+The order is ``games.verification.figures.RANKING`` (best first: unassisted before assisted, more
+foundation cards, fewer moves, shorter duration, earlier finish, then the game id). A sorted-set
+score is a double, exact for integers below 2**53, which cannot hold every component at once
+(duration alone takes 27 bits, a finish time 51). So the score holds the first three (``score``: 1 +
+12 + 32 bits, exact) and the member string the rest (``member``: zero-padded duration and finish
+time, then the game id): Redis orders equal scores by member, byte by byte, which is the order of
+the remaining components.
 
 Keys of a deal (one hash tag, so a cluster keeps them together):
 
@@ -30,11 +31,12 @@ import json
 import secrets
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import redis
 
 from core import redis_client
+from games.verification.figures import Ranked
 
 T = TypeVar("T")
 
@@ -50,18 +52,6 @@ MAX_MOVES = (1 << MOVES_BITS) - 1
 DURATION_DIGITS = 12  # milliseconds: 31 years
 FINISH_DIGITS = 17  # microseconds since 1970: until the year 5138
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
-
-
-class Ranked(Protocol):
-    """What a board needs of a result (``games.models.Result`` has it)."""
-
-    game_id: str
-    status: str
-    foundation_cards: int
-    moves: int
-    duration_ms: int
-    finished_at: dt.datetime
-    assisted: bool
 
 
 # --- the order --------------------------------------------------------------------------------

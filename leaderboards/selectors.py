@@ -26,6 +26,7 @@ from games import clock
 from games.models import Deal, Player, Result, Variant
 from games.payloads import iso
 from games.selectors import access_variant
+from games.verification import figures
 from games.verification.seals import seal_is_valid
 from leaderboards import ranking, stats
 from leaderboards.models import PlayerVariantStats, UnrankedResult
@@ -92,26 +93,21 @@ def _ranked_results(deal_id: int) -> QuerySet[Result]:
     )
 
 
-ORDER = ("assisted", "-foundation_cards", "moves", "duration_ms", "finished_at", "game_order")
+ORDER = figures.ordering(game_id="game_order")
 
 
 def _better_than(result: Result) -> Q:
-    """Return the condition of a result ranked before ``result`` on the same deal."""
-    same = Q(assisted=result.assisted)
-    conditions = [Q(assisted=False)] if result.assisted else []
-    for field, better in (
-        ("foundation_cards", "gt"),
-        ("moves", "lt"),
-        ("duration_ms", "lt"),
-        ("finished_at", "lt"),
-        ("game_order", "lt"),
-    ):
-        value = result.game_id if field == "game_order" else getattr(result, field)
-        conditions.append(same & Q(**{f"{field}__{better}": value}))
+    """Return the condition of a result ranked before ``result`` on the same deal: better on
+    the first figure of the order where the two differ."""
+    same = Q()
+    condition: Q | None = None
+    for name, descending in figures.RANKING:
+        field = "game_order" if name == "game_id" else name
+        value = getattr(result, name)
+        better = Q(**{f"{field}__{'gt' if descending else 'lt'}": value})
+        condition = same & better if condition is None else condition | (same & better)
         same &= Q(**{field: value})
-    condition = conditions[0]
-    for other in conditions[1:]:
-        condition |= other
+    assert condition is not None
     return condition
 
 

@@ -17,6 +17,7 @@ from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Greatest
 
 from games.models import Deal, Player, Result
+from games.verification.figures import Figures
 from leaderboards import ranking, stats
 from leaderboards.models import PlayerVariantStats, UnrankedResult
 
@@ -87,18 +88,12 @@ def result_unrank(*, result: Result) -> None:
 
 
 @dataclass(frozen=True, slots=True)
-class _Row:
+class _Row(Figures):
     """The columns of a ``Result`` that ranking and its seal need (lighter than a model)."""
 
     game_id: str
     deal_id: int
     player_id: int
-    status: str
-    foundation_cards: int
-    moves: int
-    duration_ms: int
-    finished_at: dt.datetime
-    assisted: bool
     seal: str
     voided_at: dt.datetime | None
     void_reason: str

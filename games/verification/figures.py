@@ -16,6 +16,20 @@ from typing import Any, Protocol
 
 
 @dataclass(frozen=True, slots=True)
+class Outcome:
+    """The figures a move log proves by its replay: how the game ended, the cards it brought
+    to the foundations and its moves (the other figures are the server's records). A figure
+    that a claim gives with the wrong type reads as None."""
+
+    status: str | None
+    foundation_cards: int | None
+    moves: int | None
+
+
+OUTCOME: tuple[str, ...] = tuple(Outcome.__dataclass_fields__)
+
+
+@dataclass(frozen=True, slots=True)
 class Figures:
     """What a verified result shows and ranks by."""
 
@@ -65,12 +79,14 @@ RANKING: tuple[tuple[str, bool], ...] = (
 )
 
 
-def ordering(game_id: str = "game_id") -> tuple[str, ...]:
-    """Return the order as query field names (``-`` for descending), best first; the last
-    tie-break is named ``game_id`` (or the caller's name for it: an alias in a chosen collation)."""
+def ordering(game_id: str | None = "game_id") -> tuple[str, ...]:
+    """Return the order as query field names (``-`` for descending), best first. The last
+    tie-break is named ``game_id``, or the caller's name for it (an alias in a chosen
+    collation), or left out with None."""
     return tuple(
         ("-" if descending else "") + (game_id if name == "game_id" else name)
         for name, descending in RANKING
+        if name != "game_id" or game_id is not None
     )
 
 

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, TextIO
 
 from games.engine import ReplayError, RulesError, builtin_rules, player_view, replay
+from games.verification.figures import OUTCOME, Outcome, rank_key
 
 Fetch = Callable[[str], Any]
 PAGE = 100
@@ -92,16 +93,7 @@ def _error_detail(status: int, body: bytes) -> str:
 # --- what a replay proves -------------------------------------------------------------------
 
 
-@dataclass
-class Figures:
-    """A result's figures: its status, how many cards reached the foundations, and its plies."""
-
-    status: str | None
-    foundation_cards: int | None
-    moves: int | None
-
-
-def claimed(raw: dict[str, Any], moves_key: str) -> Figures:
+def claimed(raw: dict[str, Any], moves_key: str) -> Outcome:
     """Return the figures an API object claims (a figure of the wrong type reads as None)."""
 
     def number(key: str) -> int | None:
@@ -109,7 +101,7 @@ def claimed(raw: dict[str, Any], moves_key: str) -> Figures:
         return value if isinstance(value, int) and not isinstance(value, bool) else None
 
     status = raw.get("status")
-    return Figures(
+    return Outcome(
         status if isinstance(status, str) else None, number("foundation_cards"), number(moves_key)
     )
 
@@ -121,8 +113,8 @@ class Check:
     rank: int | None
     player: str
     game: str
-    claimed: Figures
-    proved: Figures | None
+    claimed: Outcome
+    proved: Outcome | None
     problems: list[str] = field(default_factory=list)
     assisted: bool = False
     duration_ms: int | None = None
@@ -166,7 +158,7 @@ class Report:
 
 def prove(
     rules: dict[str, Any], seed: bytes, moves: list[Any], claimed_status: str | None
-) -> Figures:
+) -> Outcome:
     """Replay ``moves`` from ``seed`` and return the figures the log proves.
 
     The log proves a win; it cannot tell a resignation from a game closed at the end of its day,
@@ -176,14 +168,14 @@ def prove(
     status = "won" if result.state.won else "resigned"
     if claimed_status == "playing" and status != "won":
         status = "playing"
-    return Figures(status, result.state.foundation_cards(), result.plies)
+    return Outcome(status, result.state.foundation_cards(), result.plies)
 
 
 def compare(check: Check) -> None:
     """Add a problem to ``check`` for every figure where claim and proof differ."""
     if check.proved is None:
         return
-    for name in ("status", "foundation_cards", "moves"):
+    for name in OUTCOME:
         claimed, proved = getattr(check.claimed, name), getattr(check.proved, name)
         if claimed != proved:
             check.problems.append(f"{name}: the board says {claimed}, the replay proves {proved}")
@@ -222,13 +214,18 @@ def order_problems(checks: list[Check]) -> list[str]:
 
 
 def _order_key(check: Check) -> tuple[Any, ...]:
+    """Rank by the proved figures, and by the board's claims for the rest (ISO times in UTC
+    order as the times do); the game id is left out: an entry does not claim it."""
     assert check.proved is not None
-    return (
-        check.assisted,
-        -(check.proved.foundation_cards or 0),
-        check.proved.moves or 0,
-        check.duration_ms if check.duration_ms is not None else 0,
-        check.finished_at or "",
+    return rank_key(
+        {
+            "assisted": check.assisted,
+            "foundation_cards": check.proved.foundation_cards or 0,
+            "moves": check.proved.moves or 0,
+            "duration_ms": check.duration_ms if check.duration_ms is not None else 0,
+            "finished_at": check.finished_at or "",
+            "game_id": "",
+        }
     )
 
 
@@ -470,7 +467,7 @@ def render(report: Report, out: TextIO) -> None:
     )
 
 
-def _figures(figures: Figures) -> str:
+def _figures(figures: Outcome) -> str:
     return f"{figures.status} {figures.foundation_cards} cards {figures.moves} moves"
 
 

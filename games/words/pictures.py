@@ -17,7 +17,7 @@ from django.utils.translation import ngettext
 from games.engine import State
 from games.engine.cards import RED, SUIT_SYMBOLS
 from games.engine.rules import Kind
-from games.words.refusals import say_card
+from games.words.cards import say_card
 
 BACKS_DRAWN = 6
 """At most this many backs are drawn for a pile's face-down cards; the caption says how many."""

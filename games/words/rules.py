@@ -18,14 +18,12 @@ from games.engine.rules import (
     ANY_RANK,
     BASE_FROM_DEAL,
     NO_CARD,
-    Build,
     DealStep,
-    Direction,
     Kind,
     PileRule,
     Return,
-    SuitRule,
 )
+from games.words.cards import say_build, say_pile, say_rank
 
 
 @dataclass(frozen=True)
@@ -35,58 +33,6 @@ class Section:
     kind: str
     title: str
     sentences: tuple[str, ...]
-
-
-def rank_name(rank: int) -> str:
-    """Return the name of a rank (1 = Ace … 13 = King) in the active language."""
-    names = {
-        1: _("Ace"),
-        11: _("Jack"),
-        12: _("Queen"),
-        13: _("King"),
-    }
-    return names.get(rank, str(rank))
-
-
-def suit_name(suit: int) -> str:
-    """Return the name of a suit (index in ``CDHS``) in the active language."""
-    return (_("Clubs"), _("Diamonds"), _("Hearts"), _("Spades"))[suit]
-
-
-def build_words(build: Build) -> str:
-    """Say how cards build, e.g. "down by one rank in alternating colours"."""
-    direction = {
-        Direction.UP: _("up"),
-        Direction.DOWN: _("down"),
-        Direction.EITHER: _("up or down"),
-    }[build.direction]
-    if build.suit is SuitRule.SAME:
-        words = _("%(direction)s by one rank in the same suit")
-    elif build.suit is SuitRule.ALTERNATE:
-        words = _("%(direction)s by one rank in alternating colours")
-    else:
-        words = _("%(direction)s by one rank regardless of suit")
-    words %= {"direction": direction}
-    if build.wrap:
-        words = _("%(build)s, King and Ace being adjacent") % {"build": words}
-    return words
-
-
-def pile_name(variant: Variant, index: int) -> str:
-    """Return a pile's name as people say it, e.g. "tableau pile 3" or "the reserve"."""
-    rule = variant.piles[index]
-    number = rule.index - min(p.index for p in variant.piles if p.kind is rule.kind) + 1
-    if rule.kind is Kind.FOUNDATION:
-        return _("foundation %(number)d") % {"number": number}
-    if rule.kind is Kind.TABLEAU:
-        return _("tableau pile %(number)d") % {"number": number}
-    if rule.kind is Kind.RESERVE:
-        if len(variant.reserves) == 1:
-            return _("the reserve")
-        return _("reserve %(number)d") % {"number": number}
-    if rule.kind is Kind.STOCK:
-        return _("the stock")
-    return _("the waste")
 
 
 def _groups(variant: Variant) -> list[list[PileRule]]:
@@ -109,7 +55,7 @@ def _groups(variant: Variant) -> list[list[PileRule]]:
 def _foundation_group(piles: list[PileRule]) -> str:
     first = piles[0]
     count = len(piles)
-    values = {"count": count, "rank": rank_name(first.base_rank or 1)}
+    values = {"count": count, "rank": say_rank(first.base_rank or 1)}
     suits = [p.base_suit for p in piles]
     if first.base_rank == BASE_FROM_DEAL:
         start = ngettext(
@@ -146,7 +92,7 @@ def _foundation_group(piles: list[PileRule]) -> str:
             count,
         )
     assert first.build is not None
-    build = _("They build %(build)s, up to 13 cards.") % {"build": build_words(first.build)}
+    build = _("They build %(build)s, up to 13 cards.") % {"build": say_build(first.build)}
     return f"{start % values} {build}"
 
 
@@ -178,7 +124,7 @@ def _tableau(variant: Variant) -> Section:
     assert rule.build is not None
     sentences = [
         ngettext("%(count)d tableau pile.", "%(count)d tableau piles.", count) % {"count": count},
-        _("A tableau pile builds %(build)s.") % {"build": build_words(rule.build)},
+        _("A tableau pile builds %(build)s.") % {"build": say_build(rule.build)},
     ]
     if rule.sequences:
         sentences.append(
@@ -195,7 +141,7 @@ def _tableau(variant: Variant) -> Section:
                 "A pile that becomes empty is filled at once with the top card of %(pile)s, "
                 "while it has cards."
             )
-            % {"pile": pile_name(variant, rule.refill_from)}
+            % {"pile": say_pile(variant, rule.refill_from)}
         )
     if rule.empty_rank == ANY_RANK:
         sentences.append(
@@ -209,7 +155,7 @@ def _tableau(variant: Variant) -> Section:
         sentences.append(_("An empty pile takes only a card of the base rank."))
     else:
         sentences.append(
-            _("An empty pile takes only a %(rank)s.") % {"rank": rank_name(rule.empty_rank)}
+            _("An empty pile takes only a %(rank)s.") % {"rank": say_rank(rule.empty_rank)}
         )
     return Section("tableau", _("Tableau"), tuple(sentences))
 
@@ -297,7 +243,7 @@ def _step(variant: Variant, step: DealStep) -> str:
     assert step.rounds is not None
     down = step.face_down_rounds
     if len(step.targets) == 1:
-        values = {"count": step.rounds, "pile": pile_name(variant, step.targets[0])}
+        values = {"count": step.rounds, "pile": say_pile(variant, step.targets[0])}
         if down == step.rounds:
             text = ngettext(
                 "%(count)d card face down to %(pile)s.",
@@ -391,4 +337,4 @@ def rules_sections(variant: Variant) -> list[Section]:
     return sections
 
 
-__all__ = ["Section", "build_words", "pile_name", "rank_name", "rules_sections"]
+__all__ = ["Section", "rules_sections"]

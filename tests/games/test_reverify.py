@@ -200,7 +200,7 @@ def test_an_illegal_log_and_a_wrong_seed_are_mismatches(played_day) -> None:
 def test_a_board_out_of_order_is_a_mismatch() -> None:
     # given two proved entries, the second with more cards than the first
     def check(rank: int, cards: int) -> reverify.Check:
-        figures = reverify.Figures("resigned", cards, 10)
+        figures = reverify.Outcome("resigned", cards, 10)
         return reverify.Check(rank, f"P{rank}", str(rank), figures, figures)
 
     # then

@@ -53,7 +53,7 @@ def test_the_rules_page_describes_every_pile_kind_and_hides_face_down_cards(clie
 
 def test_box_kite_says_its_rules_in_words(client, variants):
     page = client.get("/rules/box-kite/").content.decode()
-    assert "up or down by one rank regardless of suit, King and Ace being adjacent" in page
+    assert "up or down by one regardless of suit, King and Ace being adjacent" in page
     assert "An empty pile stays empty." in page
     assert "8 rounds over the tableau piles, the first 7 face down." in page
     assert "There is no stock." in page
