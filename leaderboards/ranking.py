@@ -1,4 +1,4 @@
-"""Each daily deal's board kept in Redis: a sorted set in the order of api.md, at any size.
+"""Each daily deal's board kept in Redis: a sorted set in the order of docs/api.md, at any size.
 
 Order (best first): unassisted before assisted, more foundation cards, fewer moves, shorter
 duration, earlier finish, then the game id. A sorted-set score is a double, exact for integers
@@ -98,7 +98,7 @@ def score_of(result: Ranked) -> int:
 
 
 def entry_of(result: Ranked, nickname: str) -> dict[str, Any]:
-    """Return the ENTRY of api.md for a result, without its rank."""
+    """Return the ENTRY of docs/api.md for a result, without its rank."""
     return {
         "player": nickname,
         "status": result.status,

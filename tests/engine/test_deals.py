@@ -27,7 +27,7 @@ from games.engine import (
 from games.engine.cards import fresh_pack
 
 ROOT = Path(__file__).parent.parent.parent
-DEALS_MD = ROOT / "docs" / "deals.md"
+DEALS_MD = ROOT / "docs/deals.md"
 VECTORS = json.loads((ROOT / "docs" / "deals-vectors.json").read_text(encoding="utf-8"))
 LAYOUTS = [(slug, text) for slug, by_seed in VECTORS.items() for text in by_seed]
 

@@ -26,7 +26,7 @@ from tests.socket_schemas import (
 
 SCHEMA_FILES = sorted(str(path.relative_to(SCHEMAS)) for path in SCHEMAS.rglob("*.json"))
 MESSAGE_FILES = [name for name in SCHEMA_FILES if name.startswith("messages/")]
-API_MD = SCHEMAS.parent / "api.md"
+API_MD = SCHEMAS.parent.parent / "docs/api.md"
 
 
 @pytest.mark.parametrize("name", SCHEMA_FILES)
