@@ -196,7 +196,7 @@ def test_the_openapi_document_names_the_protocol_and_every_message_schema() -> N
         assert f"`{name}`" in description, name
 
 
-def test_docs_api_md_links_every_schema_file() -> None:
+def test_the_api_document_links_every_schema_file() -> None:
     text = API_MD.read_text(encoding="utf-8")
 
     for name in SCHEMA_FILES:
