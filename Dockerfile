@@ -28,7 +28,7 @@ EXPOSE 8000
 
 # config.serve (uvicorn, a listening socket per worker) starts WEB_CONCURRENCY workers; each
 # holds at most DATABASE_POOL_MAX connections
-# (README, Production: workers × pool must stay within PostgreSQL's max_connections).
+# (docs/operations.md, Sizing: workers × pool must stay within PostgreSQL's max_connections).
 ENV WEB_CONCURRENCY=4 \
     DATABASE_POOL_MAX=10
 

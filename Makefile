@@ -26,7 +26,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy games/engine
 
-# The translations (README, Languages): extract the server's sentences into every
+# The translations (docs/languages.md): extract the server's sentences into every
 # locale/<language>/LC_MESSAGES/django.po (GNU gettext's xgettext and msgmerge), compile them into
 # django.mo (msgfmt), then check them and the client's frontend/i18n/<language>.json: what is
 # untranslated, stale or compiled out of date.

@@ -45,7 +45,7 @@ class Phase:
 
     port: int
     duration: float
-    origin: bool = False  # api.md: a token client sends no Origin
+    origin: bool = False  # docs/api.md: a token client sends no Origin
     player_rate: float = 4.5  # moves per second per player, under the socket limits
     game_plies: int = 300  # start a new practice game after this many plies
     stamps: bool = False  # record (player, ply, time) of every answer, for watcher delays
@@ -85,7 +85,7 @@ async def wait_event(event: Any, timeout: float) -> bool:
 
 
 def ws_headers(phase: Phase) -> dict[str, str]:
-    # api.md lets a token client send no Origin (the default here); --origin sends a browser's.
+    # docs/api.md lets a token client send no Origin (the default here); --origin sends a browser's.
     return {"Origin": f"http://{HOST}:{phase.port}"} if phase.origin else {}
 
 

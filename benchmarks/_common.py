@@ -1,6 +1,6 @@
 """What the load benchmarks share: the service under test, its floors, clients and the table.
 
-Everything here talks to the service through its public contract (``/work``'s ``api.md``: REST and
+Everything here talks to the service through its public contract (``docs/api.md``: REST and
 WebSocket); the only private knowledge is what the benchmark sets itself (``DEAL_SECRET``, so a
 client can re-derive a daily deal it plays, as anyone can once the day has ended).
 """

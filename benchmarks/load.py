@@ -209,7 +209,7 @@ async def make_players(
 
 def daily_deal_seed(daily: dict[str, Any]) -> bytes:
     """Re-derive today's seed of a daily deal from the secret this benchmark gave the server
-    (deals.md), checked against the deal's published commitment."""
+    (docs/deals.md), checked against the deal's published commitment."""
     secret = os.environ["BENCH_DEAL_SECRET"]
     attempts = [daily.get("attempt") or 0, *range(50)]
     for attempt in attempts:

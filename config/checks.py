@@ -44,7 +44,7 @@ def connection_budget_warnings(
                 f"{workers} workers × a pool of {size} connections = {workers * size}, more than "
                 f"the {budget} connections PostgreSQL allows (DATABASE_MAX_CONNECTIONS).",
                 hint="Lower DATABASE_POOL_MAX or WEB_CONCURRENCY, or raise max_connections on "
-                "the server and DATABASE_MAX_CONNECTIONS with it (README, Production).",
+                "the server and DATABASE_MAX_CONNECTIONS with it (docs/operations.md, Sizing).",
                 id="config.W001",
             )
         )

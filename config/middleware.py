@@ -1,18 +1,18 @@
 """Middleware of the whole site: bounded concurrency, JSON errors, and security headers.
 
-Every error the service answers, on API paths and others alike, is the JSON body of api.md,
+Every error the service answers, on API paths and others alike, is the JSON body of docs/api.md,
 ``{"error": code, "detail": sentence}``, never an HTML page:
 
 - the database (or its connection pool) unreachable: 503 ``unavailable`` with ``Retry-After``;
 - a body larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE``: 413 ``invalid``;
 - Django's own refusals (``Http404``, ``PermissionDenied``, ``SuspiciousOperation``): 404, 403
-  and 400 with the codes of api.md;
+  and 400 with the codes of docs/api.md;
 - any other unhandled exception: 500 ``server_error``.
 
 ``handler400``, ``handler404`` and ``handler500`` of the URL configuration point at
 :func:`bad_request`, :func:`not_found` and :func:`server_error`, so an error raised outside a
 view (in another middleware, or a path no view serves) is answered the same way. Every sentence
-is in the request's language (README, Languages).
+is in the request's language (docs/languages.md).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def is_database_unavailable(error: BaseException | None) -> bool:
 
 
 def error_response(code: ErrorCode, detail: str, status: int | None = None) -> JsonResponse:
-    """Return the error body of api.md with the status of ``code`` (or ``status``)."""
+    """Return the error body of docs/api.md with the status of ``code`` (or ``status``)."""
     body = {"error": code.value, "detail": str(detail)}
     response = JsonResponse(body, status=status or code.status)
     if code is ErrorCode.UNAVAILABLE:

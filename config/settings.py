@@ -1,8 +1,8 @@
 """Django settings for Daily Patience.
 
-Everything that differs between machines comes from the environment (see README.md). With neither
-``DATABASE_URL`` nor ``REDIS_URL`` set, the service runs on its embedded default: SQLite, an
-in-memory channel layer and a local-memory cache.
+Everything that differs between machines comes from the environment (docs/configuration.md).
+With neither ``DATABASE_URL`` nor ``REDIS_URL`` set, the service runs on its embedded default:
+SQLite, an in-memory channel layer and a local-memory cache.
 """
 
 import os
@@ -56,7 +56,7 @@ MIDDLEWARE = [
     "config.middleware.ErrorMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
-    # The request's language (README, Languages); after WhiteNoise, so that static files do not
+    # The request's language (docs/languages.md); after WhiteNoise, so that static files do not
     # vary by language.
     "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -88,7 +88,7 @@ DATABASES = {"default": config_env.database_config(ENV, BASE_DIR)}
 if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
     (BASE_DIR / "var").mkdir(exist_ok=True)  # the test database file lives there
 _pool = DATABASES["default"].get("OPTIONS", {}).get("pool")
-# Sizing (README, Production): WEB_CONCURRENCY workers × DATABASE_POOL_MAX connections must stay
+# Sizing (docs/operations.md): WEB_CONCURRENCY workers × DATABASE_POOL_MAX connections must stay
 # within DATABASE_MAX_CONNECTIONS (PostgreSQL's max_connections); config/checks.py warns if not.
 # ASGI_THREADS bounds the requests one worker runs at once (config/middleware.py).
 WEB_CONCURRENCY = config_env.env_int(ENV, "WEB_CONCURRENCY", 1)
@@ -104,7 +104,7 @@ REDIS_URL = ENV.get("REDIS_URL") or None
 DATA_UPLOAD_MAX_MEMORY_SIZE = config_env.env_int(ENV, "DATA_UPLOAD_MAX_MEMORY_SIZE", 64 * 1024)
 DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
 
-# HTTPS and security headers (README, Production). Off by default so that plain-HTTP local runs
+# HTTPS and security headers (docs/operations.md). Off by default so that plain-HTTP local runs
 # and docker compose keep working; a real deployment sets them (manage.py check --deploy).
 SECURE_SSL_REDIRECT = config_env.env_bool(ENV, "SECURE_SSL_REDIRECT", default=False)
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]  # load balancers probe over plain HTTP
@@ -145,7 +145,7 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
 
-# Languages (README, Languages): the language cookie, else the browser's Accept-Language, else
+# Languages (docs/languages.md): the language cookie, else the browser's Accept-Language, else
 # English. Server sentences are in locale/<language>/LC_MESSAGES/django.po, the client's in
 # frontend/i18n/<language>.json.
 LANGUAGE_CODE = "en"
@@ -228,7 +228,20 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Daily patience (solitaire) challenges: variants, daily deals, games and "
     "leaderboards. Error details and the variants' names and descriptions are in English or "
     "French, as the `django_language` cookie or else `Accept-Language` asks; error codes are "
-    "the same in every language.",
+    "the same in every language.\n\n"
+    "**WebSocket.** Two sockets push changes live. `ws://HOST/ws/games/<id>/`, for the game's "
+    "player (session, `?token=` or `Authorization: Token`), sends `game` and `error` messages "
+    'and takes a move `{"ply": n, "move": MOVE}` or `{"type": "resign"}`. '
+    "`ws://HOST/ws/daily/<slug>/<date>/`, for anyone, sends `leaderboard`, `progress` and "
+    "`presence` (at most one push a second per deal) and `error`. A refusal is an `error` "
+    "message, then a close: 4403 not allowed, 4404 not found, 4429 rate limited, 1009 frame "
+    "over 64 KiB, 1011 unavailable. Each message is defined by a JSON Schema (draft 2020-12) in "
+    "the source repository, `docs/schemas/`: `messages/game.json`, `messages/move.json`, "
+    "`messages/resign.json`, `messages/leaderboard.json`, `messages/progress.json`, "
+    "`messages/presence.json` and `messages/error.json` (with each error's close code), "
+    "gathered per socket in `game-socket.json` and `daily-socket.json`. The whole protocol, "
+    "REST and WebSocket, is described in the repository's `docs/api.md`, and how deals are "
+    "made from their seeds in `docs/deals.md`.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # The interactive docs load Swagger UI from the service itself, not from a CDN.

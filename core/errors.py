@@ -7,7 +7,7 @@ from typing import Any
 
 
 class ErrorCode(enum.StrEnum):
-    """The stable machine codes of api.md, each with its HTTP status."""
+    """The stable machine codes of docs/api.md, each with its HTTP status."""
 
     NOT_AUTHENTICATED = "not_authenticated"
     FORBIDDEN = "forbidden"
@@ -17,7 +17,7 @@ class ErrorCode(enum.StrEnum):
     STALE_PLY = "stale_ply"
     GAME_OVER = "game_over"
     RATE_LIMITED = "rate_limited"
-    # Not used by api.md; the REST API answers them for requests outside the contract.
+    # Not used by docs/api.md; the REST API answers them for requests outside the contract.
     METHOD_NOT_ALLOWED = "method_not_allowed"
     NOT_ACCEPTABLE = "not_acceptable"
     UNSUPPORTED_MEDIA_TYPE = "unsupported_media_type"
@@ -48,7 +48,7 @@ _STATUS = {
 
 
 class ServiceError(Exception):
-    """A refusal with a code of api.md, a sentence for people and optional extra fields."""
+    """A refusal with a code of docs/api.md, a sentence for people and optional extra fields."""
 
     def __init__(self, code: ErrorCode, detail: str, **extra: Any) -> None:
         # A lazy translation is said now, in the language of the request being answered.
@@ -59,5 +59,5 @@ class ServiceError(Exception):
         self.extra = extra
 
     def payload(self) -> dict[str, Any]:
-        """Return the error body of api.md: ``{"error", "detail", ...extra}``."""
+        """Return the error body of docs/api.md: ``{"error", "detail", ...extra}``."""
         return {"error": self.code.value, "detail": self.detail, **self.extra}

@@ -3,7 +3,7 @@
 This module imports nothing but the engine, so a child started with ``spawn`` inherits no Django
 state, no open connections and no locks. The request's position crosses the process boundary as
 plain data: the rules document as canonical JSON text and the position in the ``deal`` format of
-engine.md (``state_to_json`` with its base rank); the answer comes back as plain data too.
+docs/engine.md (``state_to_json`` with its base rank); the answer comes back as plain data too.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ def _variant(rules_text: str) -> Variant:
 def search(payload: dict[str, Any], budget_seconds: float) -> dict[str, Any]:
     """Solve the position of ``payload`` and return ``{"outcome", "move"}`` as plain data.
 
-    ``move`` is the first move of the winning line in the JSON of api.md, or None.
+    ``move`` is the first move of the winning line in the JSON of docs/api.md, or None.
     """
     state = state_from_json(_variant(payload["rules"]), payload["position"])
     # A wall clock: the player waits, whatever else the machine is doing.

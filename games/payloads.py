@@ -1,4 +1,4 @@
-"""The JSON shapes of api.md, built from models. Nothing here reads what a player may not see."""
+"""The JSON shapes of docs/api.md, built from models. Nothing here reads what a player can't see."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def _seed_text(game: Game) -> str | None:
 
 
 def game_payload(game: Game) -> dict[str, Any]:
-    """Return the game object of api.md (hidden cards as None)."""
+    """Return the game object of docs/api.md (hidden cards as None)."""
     return {
         "id": game.id,
         "variant": game.variant.slug,
@@ -107,7 +107,7 @@ def game_payload(game: Game) -> dict[str, Any]:
 
 
 def replay_payload(game: Game) -> dict[str, Any]:
-    """Return the replay of api.md: the seed and the whole move log (undo included).
+    """Return the replay of docs/api.md: the seed and the whole move log (undo included).
 
     A daily game's seed is its deal's, and stays ``None`` until the deal's day has ended: the
     seed of one finished game would show every other player's face-down cards.

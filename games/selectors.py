@@ -59,7 +59,7 @@ def deal_counts(deal: Deal) -> dict[str, int]:
 
 
 def daily_entry(deal: Deal, *, with_rules: bool = False) -> dict[str, Any]:
-    """Return the daily deal object of api.md (with the deal's frozen rules document when
+    """Return the daily deal object of docs/api.md (with the deal's frozen rules document when
     asked: what a third party needs to replay its games)."""
     data = deal_payload(deal, **deal_counts(deal))
     if with_rules:

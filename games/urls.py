@@ -1,4 +1,4 @@
-"""The REST API of api.md, mounted at ``/api/``; unknown paths below it answer a JSON 404."""
+"""The REST API of docs/api.md, mounted at ``/api/``; unknown paths below it answer a JSON 404."""
 
 from django.urls import include, path, re_path
 

@@ -84,7 +84,7 @@ def score_of(result: Ranked) -> int:
 
 
 def entry_of(result: Ranked, nickname: str) -> dict[str, Any]:
-    """Return the ENTRY of api.md for a result, without its rank."""
+    """Return the ENTRY of docs/api.md for a result, without its rank."""
     return {
         "player": nickname,
         "status": result.status,

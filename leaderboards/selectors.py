@@ -201,7 +201,7 @@ def forget(deal_id: int) -> None:
 def leaderboard(
     deal: Deal, *, offset: int = 0, limit: int | None = None, nickname: str | None = None
 ) -> dict[str, Any]:
-    """Return the leaderboard object of api.md: ``limit`` entries from ``offset``, ``total`` and,
+    """Return the leaderboard of docs/api.md: ``limit`` entries from ``offset``, ``total`` and,
     when ``nickname`` is given, that player's entry as ``player_entry`` (also appended to
     ``entries`` when it ranks below the page)."""
     limit = REST_ENTRIES if limit is None else limit
@@ -238,7 +238,7 @@ def _stats_payload(runs: stats.Runs) -> dict[str, Any]:
 
 
 def player_profile(nickname: str) -> dict[str, Any]:
-    """Return the profile of api.md: nickname, joined and stats per daily variant (three
+    """Return the profile of docs/api.md: nickname, joined and stats per daily variant (three
     queries: the player, the variants, the player's stats)."""
     player = access_player(nickname)
     kept = {row.variant_id: row.runs for row in PlayerVariantStats.objects.filter(player=player)}

@@ -1,4 +1,4 @@
-"""REST views of the leaderboards and players of api.md."""
+"""REST views of the leaderboards and players of docs/api.md."""
 
 from __future__ import annotations
 

@@ -11,16 +11,17 @@ WS_ORIGIN = (b"origin", b"http://testserver")
 
 @pytest.fixture
 async def ws_connect():
-    """Return ``connect(path, headers=(), origin=True)``: an open ``WebsocketCommunicator``.
+    """Return ``connect(path, headers=(), origin=True)``: an open ``CheckedCommunicator``.
 
-    It sends the ``Origin`` of the test server (a browser's page) unless ``origin`` is false. At
-    teardown every communicator is disconnected, the live flush task stopped, the channel layer
-    flushed and the worker threads' database connections closed (else PostgreSQL cannot drop the
-    test database). Tests using it need ``@pytest.mark.django_db(transaction=True)``.
+    It sends the ``Origin`` of the test server (a browser's page) unless ``origin`` is false.
+    Every message the socket sends, and every close, is checked against the message schemas of
+    ``docs/schemas/`` as it is read, and what is left unread at teardown too. At teardown every
+    communicator is disconnected, the live flush task stopped, the channel layer flushed and the
+    worker threads' database connections closed (else PostgreSQL cannot drop the test database).
+    Tests using it need ``@pytest.mark.django_db(transaction=True)``.
     """
     from channels.db import database_sync_to_async
     from channels.layers import channel_layers, get_channel_layer
-    from channels.testing import WebsocketCommunicator
     from django.core.cache import cache
     from django.db import connections
 
@@ -28,21 +29,27 @@ async def ws_connect():
     from games.ws import auth, pushes
     from games.ws.base import close_thread_connections
     from leaderboards import live
+    from tests.games.sockets import CheckedCommunicator
 
     await database_sync_to_async(cache.clear)()  # no leaderboard or rate count of another test
     opened = []
 
-    async def connect(path: str, headers: tuple = (), origin: bool = True) -> WebsocketCommunicator:
+    async def connect(path: str, headers: tuple = (), origin: bool = True) -> CheckedCommunicator:
         sent = [WS_ORIGIN, *headers] if origin else list(headers)
-        communicator = WebsocketCommunicator(application, path, headers=sent)
+        communicator = CheckedCommunicator(application, path, headers=sent)
         opened.append(communicator)
         connected, _ = await communicator.connect(timeout=5)
         assert connected, f"the socket {path} was not accepted"
         return communicator
 
     yield connect
+    unread_failures = []
     async with asyncio.timeout(30):  # a teardown that hangs fails the test, not the whole run
         for communicator in opened:
+            try:
+                communicator.check_unread()
+            except AssertionError as failure:  # raised once everything is cleaned up
+                unread_failures.append(failure)
             await communicator.disconnect(timeout=5)
         await live.stop()
         await pushes.drain()
@@ -58,6 +65,8 @@ async def ws_connect():
     channel_layers.backends.clear()
     await database_sync_to_async(connections.close_all)()
     await database_sync_to_async(close_thread_connections)()
+    if unread_failures:
+        raise unread_failures[0]
 
 
 @pytest.fixture

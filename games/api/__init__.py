@@ -1,1 +1,1 @@
-"""The REST API of api.md: thin DRF views over the services and selectors."""
+"""The REST API of docs/api.md: thin DRF views over the services and selectors."""

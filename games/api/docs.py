@@ -158,7 +158,9 @@ class DealBody(serializers.Serializer):
     seed = serializers.CharField(allow_null=True, help_text="Hex; null until the day has ended.")
     players = serializers.IntegerField()
     finished = serializers.IntegerField()
-    attempt = serializers.IntegerField(help_text="The attempt of deals.md the day's deal uses.")
+    attempt = serializers.IntegerField(
+        help_text="The attempt of docs/deals.md the day's deal uses."
+    )
     certified = serializers.BooleanField(help_text="The solver proved the deal winnable.")
     difficulty = serializers.IntegerField(
         allow_null=True, min_value=1, max_value=5, help_text="1 (easy) to 5 (hard)."
@@ -279,7 +281,7 @@ MOVE_SCHEMA: dict[str, Any] = {
 
 @extend_schema_field(MOVE_SCHEMA)
 class MoveField(serializers.JSONField):
-    """A MOVE object of api.md: one of the four move types."""
+    """A MOVE object of docs/api.md: one of the four move types."""
 
 
 class PlyMoveRequest(serializers.Serializer):

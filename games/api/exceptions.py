@@ -53,7 +53,7 @@ def _code(exc: exceptions.APIException) -> ErrorCode:
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
-    """Answer ``exc`` with the error body of api.md and the status its code carries."""
+    """Answer ``exc`` with the error body of docs/api.md and the status its code carries."""
     set_rollback()
     headers: dict[str, str] = {}
     if isinstance(exc, ServiceError):

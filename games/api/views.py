@@ -1,7 +1,7 @@
-"""REST views of api.md: parse the request, call one service or selector, answer its payload.
+"""REST views of docs/api.md: parse the request, call one service or selector, answer its payload.
 
 Refusals are ``ServiceError``s raised by the services and selectors; ``games.api.exceptions``
-turns them, and DRF's own exceptions, into the error body of api.md.
+turns them, and DRF's own exceptions, into the error body of docs/api.md.
 """
 
 from __future__ import annotations
@@ -422,7 +422,7 @@ class GameReplayPositionsView(ApiView):
 
 
 class NotFoundView(ApiView):
-    """Answer every unknown path under ``/api/`` with the JSON 404 of api.md."""
+    """Answer every unknown path under ``/api/`` with the JSON 404 of docs/api.md."""
 
     schema = None
     authentication_classes: list[type] = []

@@ -73,5 +73,5 @@ def rank_label(rank: int) -> str:
 
 
 def fresh_pack(decks: int) -> list[Card]:
-    """Return the fresh pack of ``decks`` decks in the order of deals.md."""
+    """Return the fresh pack of ``decks`` decks in the order of docs/deals.md."""
     return list(range(CARDS_PER_DECK)) * decks

@@ -1,4 +1,4 @@
-"""The engine's command line: ``deal``, ``walk`` and ``solve`` of engine.md, ``perft``, helpers."""
+"""The command line: ``deal``, ``walk`` and ``solve`` of docs/engine.md, ``perft``, helpers."""
 
 from __future__ import annotations
 
@@ -82,7 +82,7 @@ def _seed(args: argparse.Namespace) -> bytes:
 
 
 def walk(variant: Variant, seed: bytes, moves: Any) -> list[dict[str, Any]]:
-    """Return the ``walk`` entries of engine.md for a list of MOVE objects."""
+    """Return the ``walk`` entries of docs/engine.md for a list of MOVE objects."""
     if not isinstance(moves, list):
         raise UsageError("walk reads a JSON array of moves")
     state = deal(variant, seed)
@@ -109,7 +109,7 @@ def walk(variant: Variant, seed: bytes, moves: Any) -> list[dict[str, Any]]:
 
 
 def _solve(variant: Variant, args: argparse.Namespace) -> dict[str, Any]:
-    """Return the ``solve`` object of engine.md for the deal or, with --from-state, stdin's."""
+    """Return the ``solve`` object of docs/engine.md for the deal or, with --from-state, stdin's."""
     state: State
     if args.from_state:
         try:

@@ -12,7 +12,7 @@ from .state import Pile, State
 
 
 def shuffled_pack(variant: Variant, seed: bytes) -> list[int]:
-    """Return the pack of deals.md: the fresh pack less the placed cards, shuffled by ``seed``."""
+    """Return the pack of docs/deals.md: the fresh pack less placed cards, shuffled by ``seed``."""
     pack = fresh_pack(variant.decks)
     for _, card in variant.placed:
         pack.remove(card)  # removes deck 1's copy: the first in fresh-pack order
@@ -71,7 +71,7 @@ def found_while_dealing(variant: Variant, cards: list[list[int]], pack: Sequence
 
     Each card goes to the first empty foundation that takes it, else to the first foundation it
     builds on, else onto tableau pile p, and only then does p move on to the next pile
-    (Capricieuse's deal in variants.md).
+    (Capricieuse's deal in docs/variants.md).
     """
     tableau = variant.tableau
     p = 0

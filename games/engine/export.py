@@ -1,4 +1,4 @@
-"""Positions as JSON: the engine's full format (engine.md) and the player's view (api.md)."""
+"""Positions as JSON: the engine's full format (docs/engine.md), the player's view (docs/api.md)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from .state import Pile, State
 
 
 def state_to_json(state: State) -> dict[str, Any]:
-    """Return the full position in the ``deal`` format of engine.md: every card, no redaction."""
+    """Return the full position in the ``deal`` format of docs/engine.md: every card, unredacted."""
     return {
         "piles": [
             {"id": pile_id, "cards": [card_code(c) for c in pile.cards], "hidden": pile.hidden}

@@ -103,7 +103,7 @@ _BAD_TYPE = gettext_noop("a move's type must be 'move', 'deal', 'redeal' or 'und
 
 
 def parse_move(data: Any) -> AnyMove:
-    """Return the move written by a MOVE object of api.md; raise ``MalformedMove`` otherwise."""
+    """Return the move a MOVE object of docs/api.md writes; raise ``MalformedMove`` otherwise."""
     if not isinstance(data, dict):
         raise MalformedMove(reason(gettext_noop("a move must be a JSON object")))
     kind = data.get("type")

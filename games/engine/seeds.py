@@ -1,4 +1,4 @@
-"""Seeds, the deterministic word stream and the shuffle of deals.md."""
+"""Seeds, the deterministic word stream and the shuffle of docs/deals.md."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Writes of daily deals: made once per variant and day, from the secret and the date.
 
-A day's deal is the first attempt of deals.md that the solver proves winnable (``deal_prepare``,
+A day's deal is the first attempt of docs/deals.md the solver proves winnable (``deal_prepare``,
 run ahead of time by ``manage.py preparedeals``); if none of ``DEAL_ATTEMPTS`` is proved, the
 first attempt not proved lost is served, marked uncertified. No request ever waits for the
 solver: a request that finds no deal for today makes attempt 0, uncertified, and a day ahead
@@ -172,7 +172,7 @@ def deals_regenerate_requested(
 def deal_regenerate(*, deal_id: int, seconds: float | None = None) -> Deal:
     """Remake a deal of a future day that no game is played on, by its variant's current rules.
 
-    The attempts of deals.md are tried again from 0 (the seeds of a day never change; the rules
+    The attempts of docs/deals.md are tried again from 0 (the seeds of a day never change; the rules
     dealing them may have), with the certification of ``deal_prepare``, and a pending request
     to regenerate it is cleared. Raise ``invalid`` for a deal of today or the past, or one with
     games; ``not_found`` if there is no such deal. The solver may run for minutes: the scheduler

@@ -193,7 +193,7 @@ def check_seed(seed_hex: Any, commitment: Any) -> tuple[bytes | None, str | None
 
 
 def order_problems(checks: list[Check]) -> list[str]:
-    """Return where consecutive entries break the ranking of api.md.
+    """Return where consecutive entries break the ranking of docs/api.md.
 
     Assisted after unassisted, then cards descending and moves ascending (proved), then duration
     ascending and finish time ascending (the board's claims). Ranks must run 1, 2, 3, …

@@ -1,6 +1,6 @@
 """Pictures of a position: the piles of an engine ``State`` laid out for an HTML template.
 
-``layout_picture`` groups the piles by kind in the order of deals.md (foundations, tableau,
+``layout_picture`` groups the piles by kind in the order of docs/deals.md (foundations, tableau,
 reserves, stock, waste), each kind by index, and says for every card what the template may
 print. A face-down card is a back and nothing more, unless the picture is ``revealed`` (an
 admin's preview of a seed they typed), where it is drawn face up and marked as face down.

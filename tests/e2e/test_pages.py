@@ -23,7 +23,7 @@ def nickname(prefix: str) -> str:
 
 def console_errors(page: Any) -> list[str]:
     """Return the list the page's console errors will be added to (a failed request included),
-    but for the anonymous visitor's ``GET /api/me/``: api.md answers it 401, which the browser
+    but for the anonymous visitor's ``GET /api/me/``: docs/api.md answers it 401, which the browser
     logs before the page learns it has no player."""
     errors: list[str] = []
 

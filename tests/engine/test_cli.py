@@ -1,4 +1,4 @@
-"""The engine's command line of engine.md: ``deal``, ``walk``, ``show`` and ``variants``."""
+"""The engine's command line of docs/engine.md: ``deal``, ``walk``, ``show`` and ``variants``."""
 
 from __future__ import annotations
 

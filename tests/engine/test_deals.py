@@ -1,4 +1,4 @@
-"""Deals are a pure function of rules and seed, reproduced exactly as deals.md says."""
+"""Deals are a pure function of rules and seed, reproduced exactly as docs/deals.md says."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,10 +26,9 @@ from games.engine import (
 )
 from games.engine.cards import fresh_pack
 
-HERE = Path(__file__).parent
-ROOT = HERE.parent.parent
-VECTORS = json.loads((HERE / "deals-vectors.json").read_text(encoding="utf-8"))
-SHARED_VECTORS = ROOT.parent / "shared" / "spec" / "deals-vectors.json"
+ROOT = Path(__file__).parent.parent.parent
+DEALS_MD = ROOT / "docs/deals.md"
+VECTORS = json.loads((ROOT / "docs" / "deals-vectors.json").read_text(encoding="utf-8"))
 LAYOUTS = [(slug, text) for slug, by_seed in VECTORS.items() for text in by_seed]
 
 
@@ -48,15 +48,15 @@ def test_a_practice_seed_is_the_sha256_of_its_text(text: str, seed_hex: str) -> 
     assert practice_seed(text).hex() == seed_hex
 
 
-@pytest.mark.parametrize(
-    ("text", "decks", "first", "last"),
-    [
-        ("", 1, "5D 7C QC 8H KH 5S 8C 5C 2H TC 9D 7D", "6C 4D 6S 3H"),
-        ("daily-patience", 1, "2C 7C 2H 6D 5S 6H AC AH KH 8C 3S QD", "4S 9H AD 5C"),
-        ("daily-patience", 2, "3H TH 9H 2C AS 5S QH 9S TD 7D 5H 6S", "QS KC 6S 5C"),
-        ("caprice-42", 4, "3D 8S KD KH 4H TD 2D JH KC 4D 2C 7S", "4D 6S JH 7C"),
-    ],
-)
+SHUFFLE_VECTORS = [
+    ("", 1, "5D 7C QC 8H KH 5S 8C 5C 2H TC 9D 7D", "6C 4D 6S 3H"),
+    ("daily-patience", 1, "2C 7C 2H 6D 5S 6H AC AH KH 8C 3S QD", "4S 9H AD 5C"),
+    ("daily-patience", 2, "3H TH 9H 2C AS 5S QH 9S TD 7D 5H 6S", "QS KC 6S 5C"),
+    ("caprice-42", 4, "3D 8S KD KH 4H TD 2D JH KC 4D 2C 7S", "4D 6S JH 7C"),
+]
+
+
+@pytest.mark.parametrize(("text", "decks", "first", "last"), SHUFFLE_VECTORS)
 def test_the_shuffle_of_a_fresh_pack_matches_the_vectors(
     text: str, decks: int, first: str, last: str
 ) -> None:
@@ -65,6 +65,33 @@ def test_the_shuffle_of_a_fresh_pack_matches_the_vectors(
     assert len(pack) == 52 * decks
     assert pack[:12] == codes(first)
     assert pack[-4:] == codes(last)
+
+
+def reference_implementation() -> dict[str, Any]:
+    """Return what the Python block of docs/deals.md's "Reference implementation" defines."""
+    section = DEALS_MD.read_text(encoding="utf-8").split("### Reference implementation", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    names: dict[str, Any] = {}
+    exec(compile(code, str(DEALS_MD), "exec"), names)
+    return names
+
+
+@pytest.mark.parametrize(("text", "decks", "first", "last"), SHUFFLE_VECTORS)
+def test_the_reference_implementation_of_the_docs_matches_the_vectors(
+    text: str, decks: int, first: str, last: str
+) -> None:
+    # given: the code a third party reads in docs/deals.md
+    reference = reference_implementation()
+
+    # when
+    seed = reference["practice_seed"](text)
+    pack = reference["shuffled"](reference["fresh_pack"](decks), seed)
+
+    # then
+    assert seed == practice_seed(text)
+    assert pack[:12] == first.split()
+    assert pack[-4:] == last.split()
+    assert pack == [card_code(card) for card in shuffle(fresh_pack(decks), seed)]
 
 
 def test_the_fresh_pack_runs_clubs_diamonds_hearts_spades_ace_to_king() -> None:
@@ -87,12 +114,6 @@ def test_each_attempt_gives_another_daily_seed() -> None:
     seeds = {daily_seed("s", "castile", "2026-12-01", attempt) for attempt in range(3)}
 
     assert len(seeds) == 3
-
-
-def test_the_copied_vectors_are_the_specs() -> None:
-    if not SHARED_VECTORS.exists():
-        pytest.skip("shared/spec is not beside the repository")
-    assert json.loads(SHARED_VECTORS.read_text(encoding="utf-8")) == VECTORS
 
 
 @pytest.mark.parametrize(("slug", "text"), LAYOUTS)

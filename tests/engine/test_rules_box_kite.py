@@ -1,4 +1,4 @@
-"""Box Kite, as variants.md says, one rule at a time on boards written as text."""
+"""Box Kite, as docs/variants.md says, one rule at a time on boards written as text."""
 
 from __future__ import annotations
 

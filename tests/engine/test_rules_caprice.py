@@ -1,4 +1,4 @@
-"""Caprice, as variants.md says, one rule at a time on boards written as text."""
+"""Caprice, as docs/variants.md says, one rule at a time on boards written as text."""
 
 from __future__ import annotations
 

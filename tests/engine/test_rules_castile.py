@@ -1,4 +1,4 @@
-"""Castile, as variants.md says, one rule at a time on boards written as text."""
+"""Castile, as docs/variants.md says, one rule at a time on boards written as text."""
 
 from __future__ import annotations
 

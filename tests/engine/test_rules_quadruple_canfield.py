@@ -1,4 +1,4 @@
-"""Quadruple Canfield, as variants.md says, one rule at a time on boards written as text."""
+"""Quadruple Canfield, as docs/variants.md says, one rule at a time on boards written as text."""
 
 from __future__ import annotations
 

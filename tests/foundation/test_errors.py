@@ -1,4 +1,4 @@
-"""Every error is the JSON body of api.md, on API paths and others: 503, 413 and 500.
+"""Every error is the JSON body of docs/api.md, on API paths and others: 503, 413 and 500.
 
 - The database unreachable (or its pool exhausted): 503 ``unavailable`` with ``Retry-After``.
 - A body beyond ``DATA_UPLOAD_MAX_MEMORY_SIZE``: 413 ``invalid``, never a 500 or an HTML page.

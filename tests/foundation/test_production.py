@@ -1,6 +1,6 @@
 """The production configuration: ``check --deploy`` passes, and the security headers are sent.
 
-README, Production, lists the variables; with them ``manage.py check --deploy`` reports nothing
+docs/operations.md lists the variables; with them ``manage.py check --deploy`` reports nothing
 (not even a warning), and without them it names what is missing.
 """
 
@@ -128,7 +128,7 @@ def test_the_client_has_nothing_inline_that_the_policy_would_block() -> None:
 
 @pytest.mark.parametrize("secure", [True, False])
 def test_behind_a_proxy_plain_http_is_redirected_and_https_gets_hsts(settings, secure) -> None:
-    # given: the production settings of README, Production
+    # given: the production settings of docs/operations.md
     settings.SECURE_SSL_REDIRECT = True
     settings.SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     settings.SECURE_HSTS_SECONDS = 31536000

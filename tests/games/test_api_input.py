@@ -1,4 +1,4 @@
-"""Malformed input is a 4xx in the error shape of api.md, never a 500."""
+"""Malformed input is a 4xx in the error shape of docs/api.md, never a 500."""
 
 from __future__ import annotations
 

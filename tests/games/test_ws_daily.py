@@ -7,6 +7,7 @@ the coalescing itself is tested with a fake clock in ``tests/leaderboards/test_w
 from __future__ import annotations
 
 import datetime as dt
+import json
 from typing import Any
 
 import pytest
@@ -207,7 +208,8 @@ async def test_a_push_arriving_during_the_greeting_comes_after_it(
         messages = await real_snapshot(watched)
         if not reads:
             for member in list(live._hub.members.get(watched.deal_id, ())):
-                member.push(['{"type": "progress", "players": []}'])
+                progress = {"player": "alice", "foundation_cards": 8, "ply": 1, "status": "playing"}
+                member.push([json.dumps({"type": "progress", "players": [progress]})])
                 member.push(['{"type": "leaderboard", "entries": [], "total": 0}'])
         reads.append(watched)
         return messages
