@@ -1,0 +1,90 @@
+"""The admin page of players: their games, bans and results."""
+
+from typing import Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
+from games.admin.moderation import ModerationActions, ReasonForm, ask_reason
+from games.models import Player
+from games.services import moderation
+
+
+@admin.register(Player)
+class PlayerAdmin(ModerationActions, admin.ModelAdmin):
+    """List, search and edit players; passwords are never shown. Moderators ban a player from
+    the daily challenges (with a reason, logged) and lift a ban."""
+
+    list_display = ("nickname", "is_guest", "is_staff", "is_active", "banned_at", "date_joined")
+    list_filter = ("is_guest", "is_staff", "is_active", ("banned_at", admin.EmptyFieldListFilter))
+    search_fields = ("nickname",)
+    ordering = ("nickname",)
+    readonly_fields = ("date_joined", "last_login", "banned_at", "ban_reason")
+    actions = ("ban_players", "unban_players")
+    fields = (
+        "nickname",
+        "is_guest",
+        "is_active",
+        "is_staff",
+        "is_superuser",
+        "groups",
+        "user_permissions",
+        "date_joined",
+        "last_login",
+        "banned_at",
+        "ban_reason",
+    )
+    filter_horizontal = ("groups", "user_permissions")
+
+    @admin.action(
+        description=gettext_lazy("Ban the selected players from the dailies"),
+        permissions=["moderate"],
+    )
+    def ban_players(self, request: HttpRequest, queryset: QuerySet[Player]) -> Any:
+        """Ask the reason, then ban each player (their results leave every board)."""
+        reason = ask_reason(request)
+        if isinstance(reason, ReasonForm):
+            return self.reason_page(
+                request,
+                queryset,
+                reason,
+                action="ban_players",
+                title=_("Ban players"),
+                explanation=_(
+                    "Their results leave every board and they can no longer play "
+                    "dailies; they may still log in and practise. The reason is logged."
+                ),
+                submit=_("Ban"),
+            )
+        self.moderate(
+            request,
+            queryset,
+            lambda player: moderation.player_ban(player=player, reason=reason, by=request.user),
+            # The log is a record read later by anyone: it stays in English.
+            message=f"Banned from the dailies: {reason}",
+            done=lambda count: (
+                ngettext("%(count)d player(s) banned.", "%(count)d player(s) banned.", count)
+                % {"count": count}
+            ),
+        )
+        return None
+
+    @admin.action(
+        description=gettext_lazy("Lift the ban of the selected players"),
+        permissions=["moderate"],
+    )
+    def unban_players(self, request: HttpRequest, queryset: QuerySet[Player]) -> None:
+        """Lift each player's ban (their sealed results rank again)."""
+        self.moderate(
+            request,
+            queryset,
+            lambda player: moderation.player_unban(player=player),
+            message="Ban lifted.",  # the log stays in English
+            done=lambda count: (
+                ngettext("%(count)d ban(s) lifted.", "%(count)d ban(s) lifted.", count)
+                % {"count": count}
+            ),
+        )
