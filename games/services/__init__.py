@@ -5,11 +5,12 @@ a transaction and sends its notifications only after the commit. REST views and 
 consumers call the same functions.
 """
 
+from games.positions import position as engine_state
 from games.services.catalogue import variants_load
+from games.services.days import deal_of_day
 from games.services.deals import (
     daily_deals,
     deal_get_or_create,
-    deal_of_day,
     deal_regenerate,
     deal_request_regeneration,
     deals_prepare,
@@ -33,7 +34,6 @@ from games.services.players import (
     player_register,
     player_token,
 )
-from games.services.positions import position as engine_state
 
 __all__ = [
     "check_move",

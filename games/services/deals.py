@@ -18,10 +18,9 @@ from typing import Any
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.utils.translation import gettext
 
 from core.errors import ErrorCode, ServiceError
-from games import clock, selectors
+from games import clock
 from games.documents import compiled
 from games.engine import SolveResult, commitment, daily_seed, deal, solve
 from games.models import Deal, Game, Variant
@@ -212,23 +211,6 @@ def daily_deals(*, date: dt.date | None = None) -> list[tuple[Deal, Deal | None]
         )
         for variant in Variant.objects.filter(enabled=True, daily=True)
     ]
-
-
-def deal_of_day(*, slug: str, date_text: str) -> Deal:
-    """Return a daily deal for reading: today's is made on demand, a past one gets its games
-    left playing closed first. Raise ``not_found`` for an unknown variant, a bad or future date
-    and a past day that was never dealt."""
-    from games.services.games import games_close_expired
-
-    date = selectors.check_date(date_text)
-    found = selectors.access_past_or_present_deal(slug, date)
-    if found is None:
-        if date != clock.today():
-            raise ServiceError(ErrorCode.NOT_FOUND, gettext("No deal was made that day."))
-        return deal_get_or_create(variant=selectors.access_variant(slug), date=date)
-    if date < clock.today():
-        games_close_expired(deal=found)
-    return found
 
 
 def deals_prepare(
