@@ -1,9 +1,7 @@
-"""Top-level URL routes.
+"""Top-level URL routes: each app's REST routes mount under ``/api/``.
 
-The REST API mounts under ``/api/`` from ``games.urls`` as soon as that module exists.
+The leaderboards' routes come first: the games' end with the API's catch-all JSON 404.
 """
-
-from importlib.util import find_spec
 
 from django.contrib import admin
 from django.urls import include, path
@@ -22,12 +20,11 @@ urlpatterns = [
     path("rules/<str:slug>/", rules_page, name="rules-page"),
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    path("api/", include("leaderboards.urls")),
+    path("api/", include("games.urls")),
 ]
 
-if find_spec("games.urls") is not None:
-    urlpatterns.append(path("api/", include("games.urls")))
-
-# Errors raised outside a view are answered in JSON too (config/middleware.py).
-handler400 = "config.middleware.bad_request"
-handler404 = "config.middleware.not_found"
-handler500 = "config.middleware.server_error"
+# Errors raised outside a view are answered in JSON too (core/responses.py).
+handler400 = "core.responses.bad_request"
+handler404 = "core.responses.not_found"
+handler500 = "core.responses.server_error"

@@ -1,6 +1,7 @@
-"""The REST API of docs/api.md, mounted at ``/api/``; unknown paths below it answer a JSON 404."""
+"""The games' REST routes of docs/api.md, mounted at ``/api/`` (``config.urls``) after the
+leaderboards' own; unknown paths below ``/api/`` answer a JSON 404 here."""
 
-from django.urls import include, path, re_path
+from django.urls import path, re_path
 
 from games.api import views
 
@@ -30,6 +31,5 @@ urlpatterns = [
         name="api-game-replay-positions",
     ),
     re_path(GAME + r"hint/$", views.GameHintView.as_view(), name="api-game-hint"),
-    path("", include("leaderboards.urls")),
     re_path(r"", views.NotFoundView.as_view(), name="api-not-found"),
 ]

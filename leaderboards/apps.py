@@ -12,7 +12,7 @@ class LeaderboardsConfig(AppConfig):
 
     def ready(self) -> None:
         from games.signals import game_changed
-        from leaderboards import live, receivers
+        from leaderboards import changes, live, receivers  # noqa: F401  (live listens to changes)
 
-        game_changed.connect(live.record_game, dispatch_uid="leaderboards.live.record_game")
+        game_changed.connect(changes.record_game, dispatch_uid="leaderboards.changes.record_game")
         receivers.connect()

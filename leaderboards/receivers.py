@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from games.signals import player_banned, player_unbanned, result_verified, result_voided
 from leaderboards import services
 
 logger = logging.getLogger(__name__)
@@ -44,8 +45,6 @@ def on_player_unbanned(sender: Any, *, player: Any, **kwargs: Any) -> None:
 
 def connect() -> None:
     """Connect the receivers of this module."""
-    from games.signals import player_banned, player_unbanned, result_verified, result_voided
-
     result_verified.connect(on_result_verified, dispatch_uid="leaderboards.result_verified")
     result_voided.connect(on_result_voided, dispatch_uid="leaderboards.result_voided")
     player_banned.connect(on_player_banned, dispatch_uid="leaderboards.player_banned")

@@ -14,6 +14,7 @@ result that enters Redis and for every result of a page answered from PostgreSQL
 from __future__ import annotations
 
 import logging
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connection
@@ -111,27 +112,31 @@ def _better_than(result: Result) -> Q:
     return condition
 
 
-def result_may_rank(result: Result) -> bool:
-    """Tell whether a result's seal matches its figures; record and log one that does not."""
-    if seal_is_valid(result):
-        return True
-    from leaderboards.services import result_unrank
-
-    result_unrank(result=result)
-    return False
-
-
 def _rank_in_database(result: Result) -> int:
     return _ranked_results(result.deal_id).filter(_better_than(result)).count() + 1
 
 
-def _database_page(deal: Deal, *, offset: int, limit: int, nickname: str | None) -> ranking.Page:
+@dataclass(frozen=True, slots=True)
+class BoardRead:
+    """A page of a deal's board as read, and what the read found to mend (by
+    ``leaderboards.services.board_page``): a Redis board missing or behind PostgreSQL
+    (``stale``: this page came from PostgreSQL), results whose seals do not hold (``tampered``:
+    left out of the page)."""
+
+    page: ranking.Page
+    stale: bool = False
+    tampered: tuple[Result, ...] = ()
+
+
+def _database_page(deal: Deal, *, offset: int, limit: int, nickname: str | None) -> BoardRead:
     ranked = _ranked_results(deal.pk)
     total = ranked.count()
     rows = list(ranked.select_related("player").order_by(*ORDER)[offset : offset + limit])
     entries = []
+    tampered = []
     for result in rows:
-        if not result_may_rank(result):
+        if not seal_is_valid(result):
+            tampered.append(result)
             total -= 1
             continue
         entry = ranking.entry_of(result, result.player.nickname)
@@ -144,68 +149,50 @@ def _database_page(deal: Deal, *, offset: int, limit: int, nickname: str | None)
             .filter(lower=nickname.lower())
             .first()
         )
-        if result is not None and result_may_rank(result):
+        if result is not None and not seal_is_valid(result):
+            tampered.append(result)
+        elif result is not None:
             entry = ranking.entry_of(result, result.player.nickname)
             mine = {"rank": _rank_in_database(result), **entry}
-    return ranking.Page(deal.board_count, total, entries, mine)
+    page = ranking.Page(deal.board_count, total, entries, mine)
+    return BoardRead(page, tampered=tuple(tampered))
 
 
 def _redis_page(
     deal: Deal, *, offset: int, limit: int, nickname: str | None
-) -> ranking.Page | None:
+) -> tuple[ranking.Page | None, bool]:
+    """Return the page from Redis if its board is fresh, and whether a board is there but stale
+    (None and False while Redis is away)."""
     page = ranking.board_page(deal_id=deal.pk, offset=offset, limit=limit, nickname=nickname)
     if page is None or page.built_from == deal.board_count:
-        return page
+        return page, False
     # Stale or missing, or the caller's deal is an old copy: read the count again.
     counts = Deal.objects.filter(pk=deal.pk).values_list("results_count", "withdrawals").first()
     if counts is not None and page.built_from == sum(counts):
-        return page
-    from leaderboards.services import board_rebuild
-
-    if not board_rebuild(deal=deal):
-        return None
-    page = ranking.board_page(deal_id=deal.pk, offset=offset, limit=limit, nickname=nickname)
-    return page if page is not None and page.built_from is not None else None
+        return page, False
+    return None, True
 
 
 def board(
     deal: Deal, *, offset: int = 0, limit: int = REST_ENTRIES, nickname: str | None = None
-) -> ranking.Page:
-    """Return a page of the deal's board (ranks from ``offset + 1``), its total and, with
-    ``nickname``, that player's entry: from Redis, else from PostgreSQL."""
-    page = _redis_page(deal, offset=offset, limit=limit, nickname=nickname)
-    if page is None:
-        page = _database_page(deal, offset=offset, limit=limit, nickname=nickname)
-    return page
-
-
-def top_entries(deal: Deal, limit: int = LIVE_ENTRIES) -> tuple[list[dict[str, Any]], int]:
-    """Return the deal's best ``limit`` ENTRYs and the number of ranked entries.
-
-    Cheap: one Redis script call (ZRANGE + HMGET + ZCARD) while the board is fresh; one more
-    query when the caller's deal is an old copy; PostgreSQL only while Redis is away.
-    """
-    page = board(deal, offset=0, limit=limit)
-    return page.entries, page.total
-
-
-def ranked_entries(deal: Deal, limit: int = REST_ENTRIES) -> list[dict[str, Any]]:
-    """Return the deal's best ``limit`` ENTRYs (kept for callers of the former whole-board read)."""
-    return top_entries(deal, limit)[0]
-
-
-def forget(deal_id: int) -> None:
-    """Do nothing: boards are updated as results are verified (kept for former callers)."""
+) -> BoardRead:
+    """Read a page of the deal's board (ranks from ``offset + 1``), its total and, with
+    ``nickname``, that player's entry: from Redis while its board is fresh, else from
+    PostgreSQL. Nothing is written (see ``BoardRead``)."""
+    page, stale = _redis_page(deal, offset=offset, limit=limit, nickname=nickname)
+    if page is not None:
+        return BoardRead(page)
+    read = _database_page(deal, offset=offset, limit=limit, nickname=nickname)
+    return BoardRead(read.page, stale=stale, tampered=read.tampered)
 
 
 def leaderboard(
-    deal: Deal, *, offset: int = 0, limit: int | None = None, nickname: str | None = None
+    deal: Deal, page: ranking.Page, *, offset: int, limit: int, nickname: str | None
 ) -> dict[str, Any]:
-    """Return the leaderboard of docs/api.md: ``limit`` entries from ``offset``, ``total`` and,
-    when ``nickname`` is given, that player's entry as ``player_entry`` (also appended to
-    ``entries`` when it ranks below the page)."""
-    limit = REST_ENTRIES if limit is None else limit
-    page = board(deal, offset=offset, limit=limit, nickname=nickname)
+    """Return the leaderboard object of docs/api.md from a page of the deal's board read with
+    ``offset``, ``limit`` and ``nickname``: ``total``, the entries and, when ``nickname`` is
+    given, that player's entry as ``player_entry`` (also appended to ``entries`` when it ranks
+    below the page)."""
     data: dict[str, Any] = {
         "variant": deal.variant.slug,
         "date": deal.date.isoformat(),
@@ -255,7 +242,7 @@ def player_profile(nickname: str) -> dict[str, Any]:
 def _history_ranks(results: list[Result]) -> list[int | None]:
     """Return each result's rank on its deal's board: from Redis where the board is fresh,
     else by a COUNT of better results; None for a result that may not rank."""
-    valid = [result_may_rank(result) for result in results]
+    valid = [seal_is_valid(result) for result in results]
     from_redis = ranking.board_ranks(
         (result.deal_id, ranking.member_of(result)) for result in results
     )

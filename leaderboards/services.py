@@ -11,14 +11,17 @@ import datetime as dt
 import logging
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from typing import Any
 
 from django.db import IntegrityError, transaction
 from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Greatest
 
 from games.models import Deal, Player, Result
+from games.services import deal_of_day
 from games.verification.figures import Figures
-from leaderboards import ranking, stats
+from games.verification.seals import seal_is_valid
+from leaderboards import changes, ranking, selectors, stats
 from leaderboards.models import PlayerVariantStats, UnrankedResult
 
 logger = logging.getLogger(__name__)
@@ -45,10 +48,8 @@ def result_record(*, result: Result) -> None:
 
 def _board_withdraw(result: Result, nickname: str) -> None:
     """Take a result off its deal's Redis board and tell the deal's watchers."""
-    from leaderboards import live
-
     ranking.board_remove(deal_id=result.deal_id, result=result, nickname=nickname)
-    live.board_changed(result.deal_id)
+    changes.board_changed(result.deal_id)
 
 
 def result_withdraw(*, result: Result) -> None:
@@ -66,15 +67,21 @@ def player_withdraw(*, player: Player) -> None:
 
 def player_restore(*, player: Player) -> None:
     """Rank an unbanned player's sealed results again: their boards are rebuilt when read."""
-    from leaderboards import live
-
     deal_ids = Result.objects.filter(player=player).values_list("deal_id", flat=True)
     for deal_id in deal_ids.iterator(chunk_size=500):
         ranking.board_forget(deal_id=deal_id)
-        live.board_changed(deal_id)
+        changes.board_changed(deal_id)
 
 
-def result_unrank(*, result: Result) -> None:
+def _may_rank(result: Result | _Row) -> bool:
+    """Tell whether a result's seal matches its figures; record one that does not."""
+    if seal_is_valid(result):
+        return True
+    result_unrank(result=result)
+    return False
+
+
+def result_unrank(*, result: Result | _Row) -> None:
     """Keep a result whose seal does not match its figures off every board, and log it."""
     _, created = UnrankedResult.objects.get_or_create(
         game_id=result.game_id, defaults={"deal_id": result.deal_id}
@@ -115,8 +122,6 @@ _ROW_COLUMNS = tuple(
 def _batches(deal: Deal) -> Iterator[tuple[list[tuple[ranking.Ranked, str]], int]]:
     """Yield the deal's results that may rank in batches by game id, with the count they make
     in ``Deal.board_count`` (withdrawn ones read but left out count more)."""
-    from leaderboards.selectors import result_may_rank
-
     after: str | None = None
     while True:
         rows = Result.objects.filter(deal_id=deal.pk).order_by("game_id")
@@ -135,7 +140,7 @@ def _batches(deal: Deal) -> Iterator[tuple[list[tuple[ranking.Ranked, str]], int
             (row, row.nickname)
             for row in batch
             # The seal first: a void written in the database breaks it and is recorded.
-            if result_may_rank(row) and row.voided_at is None and row.banned_at is None
+            if _may_rank(row) and row.voided_at is None and row.banned_at is None
         ]
         yield ranked, sum(row.weight for row in batch)
         if len(batch) < ranking.REBUILD_BATCH:
@@ -148,6 +153,42 @@ def board_rebuild(*, deal: Deal) -> bool | None:
     Return True when rebuilt, False while another process rebuilds it, None without Redis.
     """
     return ranking.board_rebuild(deal_id=deal.pk, batches=_batches(deal))
+
+
+def board_page(
+    *, deal: Deal, offset: int = 0, limit: int = selectors.REST_ENTRIES, nickname: str | None = None
+) -> ranking.Page:
+    """Return a page of the deal's board (``selectors.board``), first mending what the read
+    found: a Redis board missing or behind PostgreSQL is rebuilt (and the page read from it),
+    results whose seals do not hold are recorded as never to rank."""
+    read = selectors.board(deal, offset=offset, limit=limit, nickname=nickname)
+    for result in read.tampered:
+        result_unrank(result=result)
+    if read.stale and board_rebuild(deal=deal):
+        fresh = selectors.board(deal, offset=offset, limit=limit, nickname=nickname)
+        if not fresh.stale:
+            return fresh.page
+    return read.page
+
+
+def top_entries(deal: Deal) -> tuple[list[dict[str, Any]], int]:
+    """Return the deal's best ``selectors.LIVE_ENTRIES`` ENTRYs and the number ranked.
+
+    Cheap: one Redis script call (ZRANGE + HMGET + ZCARD) while the board is fresh; one more
+    query when the caller's deal is an old copy; PostgreSQL only while Redis is away.
+    """
+    page = board_page(deal=deal, limit=selectors.LIVE_ENTRIES)
+    return page.entries, page.total
+
+
+def leaderboard_read(
+    *, slug: str, date_text: str, offset: int, limit: int, nickname: str | None
+) -> dict[str, Any]:
+    """Return the leaderboard of docs/api.md of a day (``games.services.deal_of_day``, which
+    closes a past day's games still in play), its board mended first (``board_page``)."""
+    deal = deal_of_day(slug=slug, date_text=date_text)
+    page = board_page(deal=deal, offset=offset, limit=limit, nickname=nickname)
+    return selectors.leaderboard(deal, page, offset=offset, limit=limit, nickname=nickname)
 
 
 # --- players' stats ---------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""Leaderboard and player routes, included by the API URLconf (``games.urls``)."""
+"""Leaderboard and player routes, mounted at ``/api/`` by ``config.urls``."""
 
 from django.urls import path
 

@@ -8,10 +8,9 @@ from rest_framework.response import Response
 
 from core.errors import ErrorCode
 from games import selectors as game_selectors
-from games import services
 from games.api import docs as games_docs
 from games.api.base import ApiView
-from leaderboards import docs, selectors
+from leaderboards import docs, selectors, services
 
 
 class LeaderboardView(ApiView):
@@ -29,9 +28,15 @@ class LeaderboardView(ApiView):
             request.query_params.get("limit"),
             default=selectors.REST_ENTRIES,
         )
-        deal = services.deal_of_day(slug=slug, date_text=date)
-        nickname = request.query_params.get("player")
-        return Response(selectors.leaderboard(deal, offset=offset, limit=limit, nickname=nickname))
+        return Response(
+            services.leaderboard_read(
+                slug=slug,
+                date_text=date,
+                offset=offset,
+                limit=limit,
+                nickname=request.query_params.get("player"),
+            )
+        )
 
 
 class AllTimeView(ApiView):

@@ -16,7 +16,7 @@ from channels.db import database_sync_to_async
 from games import clock, services
 from games.engine import builtin_rules
 from games.models import Deal, Game, Player, Variant
-from leaderboards.selectors import LIVE_ENTRIES, ranked_entries
+from leaderboards.services import top_entries as live_entries
 from tests.games.sockets import a_legal_move, close_code, make_player, receive
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -28,7 +28,7 @@ def start(player: Player) -> Game:
 
 @database_sync_to_async
 def top_entries(deal_id: int) -> list[dict[str, Any]]:
-    return ranked_entries(Deal.objects.select_related("variant").get(pk=deal_id))[:LIVE_ENTRIES]
+    return live_entries(Deal.objects.select_related("variant").get(pk=deal_id))[0]
 
 
 def board(entries: list[dict[str, Any]]) -> dict[str, Any]:

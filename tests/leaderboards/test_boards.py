@@ -12,7 +12,7 @@ from rest_framework.test import APIClient
 
 from games import clock
 from games.models import Result
-from leaderboards import ranking, selectors
+from leaderboards import ranking, services
 from leaderboards.models import UnrankedResult
 
 from .conftest import DEAD_REDIS, NOON, deal_of
@@ -255,15 +255,17 @@ def test_a_board_read_costs_the_same_few_queries_whatever_its_size(
         get(URL + "?player=nobody-here")
 
 
-def test_top_entries_reads_redis_only(ties, django_assert_num_queries) -> None:
+def test_a_fresh_board_is_read_from_redis_only(ties, django_assert_num_queries) -> None:
     deal = ties[0].deal
-    selectors.top_entries(deal, 20)  # rebuilt once if need be
+    services.board_page(deal=deal)  # rebuilt once if need be
 
     with django_assert_num_queries(0):
-        entries, total = selectors.top_entries(deal, 2)
+        page = services.board_page(deal=deal, limit=2)
 
-    assert (entries, total) == ([entry(1, ties[0]), entry(2, ties[1])], 6)
-    assert selectors.ranked_entries(deal) == [entry(i, r) for i, r in enumerate(ties, start=1)]
+    assert (page.entries, page.total) == ([entry(1, ties[0]), entry(2, ties[1])], 6)
+    assert services.board_page(deal=deal).entries == [
+        entry(i, r) for i, r in enumerate(ties, start=1)
+    ]
 
 
 def test_a_short_nickname_is_found_from_postgresql_as_from_redis(

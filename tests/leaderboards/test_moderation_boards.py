@@ -21,7 +21,7 @@ from games import clock, services
 from games.models import Deal, Player, Result
 from games.services import moderation
 from games.ws.base import close_thread_connections
-from leaderboards import live, ranking
+from leaderboards import changes, live, ranking
 from leaderboards.models import PlayerVariantStats, UnrankedResult
 
 from .conftest import DEAD_REDIS, NOON, deal_of
@@ -239,7 +239,7 @@ async def test_the_daily_sockets_next_push_leaves_a_voided_result_out(
     ws_variants: Any, monkeypatch: Any
 ) -> None:
     # given a watched deal of two ranked players, its snapshot already pushed
-    monkeypatch.setattr(live, "_now", lambda: 2_000_000.0)
+    monkeypatch.setattr(changes, "now", lambda: 2_000_000.0)
 
     def make() -> tuple[live.WatchedDeal, Result, Player]:
         deal = services.deal_get_or_create(variant=ws_variants["box-kite"], date=clock.today())
@@ -265,7 +265,7 @@ async def test_the_daily_sockets_next_push_leaves_a_voided_result_out(
         await database_sync_to_async(moderation.result_void)(
             result=gil, reason="Shared the deal", by=moderator
         )
-        monkeypatch.setattr(live, "_now", lambda: 2_000_002.0)
+        monkeypatch.setattr(changes, "now", lambda: 2_000_002.0)
         assert await live.flush(watched=[watched]) == 1
         message = await layer.receive(channel)
     finally:

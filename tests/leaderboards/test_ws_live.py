@@ -11,7 +11,8 @@ from channels.layers import get_channel_layer
 
 from games import clock, services
 from games.models import Deal, Game
-from leaderboards import live
+from leaderboards import changes, live
+from leaderboards import services as board_services
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -29,7 +30,7 @@ class FakeClock:
 @pytest.fixture
 def fake_clock(monkeypatch: Any) -> FakeClock:
     faked = FakeClock()
-    monkeypatch.setattr(live, "_now", faked)
+    monkeypatch.setattr(changes, "now", faked)
     return faked
 
 
@@ -79,7 +80,7 @@ async def test_fifty_moves_in_a_second_make_one_batch_of_the_latest_figures(
     for ply in range(1, 26):  # 25 changes each, all within the same second
         for game in games:
             game.ply, game.foundation_cards = ply, ply // 5
-            live.record_game(game=game)
+            changes.record_game(game=game)
         fake_clock.now += 0.01
 
     sent = await live.flush(now=fake_clock.now, watched=[watched])
@@ -106,13 +107,13 @@ async def test_a_deal_is_flushed_at_most_once_a_second_by_any_worker(
     await pushed(watched)
 
     game.ply = 1
-    live.record_game(game=game)
+    changes.record_game(game=game)
     # another worker (the same store) half a second later: refused, nothing lost
     assert await live.flush(now=T0 + 0.5, watched=[watched]) == 0
     # nor one whose clock was read a little before the winner's but whose call came after
     assert await live.flush(now=T0 - 0.3, watched=[watched]) == 0
     game.ply = 2
-    live.record_game(game=game)
+    changes.record_game(game=game)
     assert await live.flush(now=T0 + 1.0, watched=[watched]) == 1
     messages = await pushed(watched)
 
@@ -136,9 +137,9 @@ async def test_a_deal_is_flushed_at_most_once_a_second_by_any_worker(
 async def test_an_older_change_recorded_late_does_not_hide_a_newer_one(watched: Any) -> None:
     game = await database_sync_to_async(start)("alice")
     game.ply = 5
-    live.record_game(game=game)
+    changes.record_game(game=game)
     game.ply = 4
-    live.record_game(game=game)
+    changes.record_game(game=game)
 
     await live.flush(now=T0, watched=[watched])
 
@@ -149,10 +150,10 @@ async def test_presence_counts_players_who_moved_in_the_last_minute(
     watched: Any, fake_clock: FakeClock
 ) -> None:
     alice = await database_sync_to_async(start)("alice")
-    live.record_game(game=alice)
+    changes.record_game(game=alice)
     fake_clock.now = T0 + 30
     bob = await database_sync_to_async(start)("bob")
-    live.record_game(game=bob)
+    changes.record_game(game=bob)
 
     assert await live.flush(now=T0 + 30, watched=[watched]) == 1
     assert (await pushed(watched))[-1] == {"type": "presence", "playing": 2}
@@ -189,10 +190,10 @@ async def test_a_failing_store_never_raises_into_the_write(watched: Any, monkeyp
         def reset(self) -> None:
             pass
 
-    monkeypatch.setattr(live, "store", lambda: Broken())
+    monkeypatch.setattr(changes, "store", lambda: Broken())
     game = await database_sync_to_async(start)("alice")  # the signal's receiver fails inside
 
-    live.record_game(game=game)
+    changes.record_game(game=game)
 
     assert game.pk
 
@@ -215,13 +216,13 @@ async def test_watchers_connecting_together_read_the_top_entries_once(
     ws_connect: Any, ws_variants: Any, monkeypatch: Any
 ) -> None:
     calls = []
-    real = live.top_entries
+    real = board_services.top_entries
 
     def counting(deal: Deal) -> Any:
         calls.append(deal.pk)
         return real(deal)
 
-    monkeypatch.setattr(live, "top_entries", counting)
+    monkeypatch.setattr(board_services, "top_entries", counting)
     monkeypatch.setattr(live, "SNAPSHOT_SECONDS", 60.0)  # a slow machine stays within it
     path = f"/ws/daily/box-kite/{clock.today().isoformat()}/"
 
