@@ -9,9 +9,9 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_POST
 from django.views.i18n import set_language
 
-from config.middleware import error_response
 from core.errors import ErrorCode
 from core.languages import client_catalogue
+from core.responses import error_response
 
 
 @ensure_csrf_cookie

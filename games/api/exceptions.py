@@ -12,13 +12,13 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
-from config.middleware import (
+from core.errors import ErrorCode, ServiceError
+from core.responses import (
     RETRY_AFTER_SECONDS,
     SERVER_ERROR_DETAIL,
     UNAVAILABLE_DETAIL,
     is_database_unavailable,
 )
-from core.errors import ErrorCode, ServiceError
 
 logger = logging.getLogger(__name__)
 

@@ -156,16 +156,16 @@ def test_the_error_handlers_answer_json() -> None:
     from django.core.exceptions import RequestDataTooBig
     from django.test import RequestFactory
 
-    from config import middleware
+    from core import responses
 
     request = RequestFactory().get("/")
-    too_big = middleware.bad_request(request, RequestDataTooBig("too big"))
-    bad = middleware.bad_request(request, ValueError("bad"))
+    too_big = responses.bad_request(request, RequestDataTooBig("too big"))
+    bad = responses.bad_request(request, ValueError("bad"))
     try:
         raise OperationalError("down")
     except OperationalError:
-        down = middleware.server_error(request)
-    broken = middleware.server_error(request)
+        down = responses.server_error(request)
+    broken = responses.server_error(request)
 
     assert (too_big.status_code, json.loads(too_big.content)["error"]) == (413, "invalid")
     assert (bad.status_code, json.loads(bad.content)["error"]) == (400, "invalid")
