@@ -5,11 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from games import clock
+from games import clock, positions
 from games.documents import compiled
 from games.engine import player_view, state_from_json
 from games.models import Deal, Game, Player, Variant
-from games.services import positions
 
 
 def iso(moment: dt.datetime | None) -> str | None:

@@ -20,7 +20,7 @@ from django.utils.translation import gettext, gettext_noop, pgettext_lazy
 
 from core.errors import ErrorCode, ServiceError
 from core.text import is_text
-from games import clock, selectors, signals
+from games import clock, positions, selectors, signals
 from games.documents import compiled
 from games.engine import (
     IllegalMove,
@@ -36,7 +36,6 @@ from games.engine import (
     state_to_json,
 )
 from games.models import Deal, Game, Move, Player, Result, Variant, VerificationFailure
-from games.services import positions
 from games.services.deals import deal_get_or_create
 from games.services.moves import MOVE_COLUMNS, move_append
 from games.verification.daily import Claim, LoggedMove, Mismatch, verify_daily

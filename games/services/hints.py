@@ -30,11 +30,10 @@ from django.conf import settings
 from django.utils.translation import gettext, gettext_noop
 
 from core.errors import ErrorCode, ServiceError
-from games import hintworker, selectors
+from games import hintworker, positions, selectors
 from games.documents import canonical
 from games.engine import State, solve
 from games.models import Game, Player
-from games.services import positions
 from games.services.games import BANNED_DETAIL, game_close_if_expired, game_over_error
 
 logger = logging.getLogger(__name__)

@@ -35,10 +35,9 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.db.backends.utils import CursorWrapper
 
-from games import clock, signals
+from games import clock, positions, signals
 from games.engine import IllegalMove, apply_move, is_stuck, state_to_json
 from games.models import Deal, Game, Move, Player, Variant
-from games.services import positions
 from games.verification.seals import move_seal
 
 # What a move reads of the game row (with its variant's slug and its deal's date).

@@ -26,10 +26,9 @@ from typing import Any
 from django.utils.translation import gettext
 
 from core.errors import ErrorCode, ServiceError
-from games import selectors, services
+from games import positions, selectors, services
 from games.models import Game
 from games.payloads import game_payload
-from games.services import positions
 from games.ws import limits, pushes, tabs
 from games.ws.base import PatienceConsumer, in_thread, invalid
 

@@ -18,11 +18,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from rest_framework.test import APIClient
 
-from games import clock, services
+from games import clock, positions, services
 from games.engine import apply_move, legal_moves, parse_move
 from games.models import Game, Move, Player, Result
 from games.services import games as game_services
-from games.services import moderation, moves, positions
+from games.services import moderation, moves
 from games.verification.seals import move_seal
 
 DAILY = {"variant": "caprice", "mode": "daily"}

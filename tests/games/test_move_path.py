@@ -106,7 +106,7 @@ def test_the_database_refuses_a_second_move_at_the_same_ply(join) -> None:
 
 def test_a_cold_position_is_rebuilt_from_the_move_rows(join) -> None:
     # given a game with moves, and a process that has forgotten every position
-    from games.services import positions
+    from games import positions
 
     alice = join("Alice")
     game = alice.post("/api/games/", DAILY, "json").json()

@@ -151,7 +151,7 @@ async def test_opening_the_socket_caches_the_position_its_first_move_needs(
 ) -> None:
     # given a process that holds no position of the game (it was created, or last moved, by
     # another worker)
-    from games.services import positions
+    from games import positions
 
     move = await a_legal_move(game.pk)
     positions.cache.clear()
@@ -170,7 +170,7 @@ async def test_opening_the_socket_of_a_damaged_game_still_shows_it(
     ws_connect: Any, game: Game, alice: tuple[Player, str]
 ) -> None:
     # given a game whose row claims a ply its log does not hold
-    from games.services import positions
+    from games import positions
 
     await database_sync_to_async(Game.objects.filter(pk=game.pk).update)(ply=3)
     positions.cache.clear()
