@@ -17,6 +17,10 @@ from typing import Any
 
 from django.conf import settings
 from django.core import checks
+from django.urls import get_resolver
+
+from games import engine
+from games.api import throttles
 
 RATE = re.compile(r"[1-9][0-9]*/(s|sec|seconds?|m|min|minutes?|h|hour|hours|d|day|days)")
 # Values that are known, not secret: the Dockerfile's build-time throwaway, sample placeholders.
@@ -68,10 +72,6 @@ def _throttle_scopes() -> set[str]:
 
     The URLconf is loaded first, so that every view (and the throttles it uses) is imported.
     """
-    from django.urls import get_resolver
-
-    from games.api import throttles
-
     get_resolver().url_patterns  # noqa: B018  (imports the views)
     scopes: set[str] = set()
     pending = [throttles._Throttle]
@@ -124,13 +124,11 @@ def check_throttle_rates(app_configs: Any = None, **kwargs: Any) -> list[checks.
 @checks.register()
 def check_shipped_variants(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """Report a shipped rules document the engine cannot compile."""
-    from games.engine import RulesError, catalogue, compile_rules
-
     errors = []
-    for entry in catalogue():
+    for entry in engine.catalogue():
         try:
-            compile_rules(entry["rules"])
-        except RulesError as error:
+            engine.compile_rules(entry["rules"])
+        except engine.RulesError as error:
             errors.append(
                 checks.Error(
                     f"The shipped variant {entry['slug']!r} does not compile: {error}",

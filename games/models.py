@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
 from django.contrib.auth.models import PermissionsMixin
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 
+from games.engine import RulesError, compile_rules
 from games.verification import figures
 
 
@@ -77,9 +81,6 @@ def translations_problem(value: Any) -> str | None:
     """Return what is wrong with a variant's ``translations``, or None when it is well formed:
     an object of language codes of ``LANGUAGES`` (English excepted), each an object of ``name``
     and ``description`` texts."""
-    from django.conf import settings
-    from django.utils.translation import gettext
-
     if not isinstance(value, dict):
         return gettext("Translations are a JSON object of language codes.")
     languages = {code for code, _name in settings.LANGUAGES} - {"en"}
@@ -127,8 +128,6 @@ class Variant(models.Model):
     def translated(self, field: str, language: str | None = None) -> str:
         """Return the ``name`` or ``description`` in ``language`` (default: the active one),
         falling back to the English field when that language has none."""
-        from django.utils import translation
-
         code = (language or translation.get_language() or "en").split("-")[0]
         entry = self.translations.get(code) if isinstance(self.translations, dict) else None
         text = entry.get(field) if isinstance(entry, dict) else None
@@ -146,10 +145,6 @@ class Variant(models.Model):
 
     def clean(self) -> None:
         """Refuse a rules document the engine cannot compile, naming the bad field."""
-        from django.core.exceptions import ValidationError
-
-        from games.engine import RulesError, compile_rules
-
         try:
             compile_rules(self.rules)
         except RulesError as error:
