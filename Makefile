@@ -25,6 +25,7 @@ lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy games/engine
+	$(BIN)/lint-imports --no-logo
 
 # The translations (docs/languages.md): extract the server's sentences into every
 # locale/<language>/LC_MESSAGES/django.po (GNU gettext's xgettext and msgmerge), compile them into
