@@ -82,27 +82,17 @@ class _Memory:
 _memory = _Memory()
 
 
-def hit(
-    key: str, *, limit: int, seconds: float, cost: int = 1, now: float | None = None
-) -> Verdict:
-    """Count ``cost`` hits under ``key`` and tell whether the sliding window is within ``limit``.
-
-    A refused hit still counts, so a client that keeps knocking stays refused.
-    """
-    moment = time.time() if now is None else now
+def _windows(key: str, seconds: float, moment: float) -> tuple[float, str, str, int]:
+    """Return where ``moment`` falls in its window, the two windows' keys and their life."""
     position = moment / seconds
     window = math.floor(position)
     current = f"{KEY_PREFIX}:{key}:{window}"
     previous = f"{KEY_PREFIX}:{key}:{window - 1}"
-    ttl_ms = math.ceil(seconds * 2000) + 1000
-    if redis_client.configured():
-        counted = _redis_counts(current, previous, cost, ttl_ms)
-        if counted is None:  # Redis is away: let the hit through
-            return Verdict(True, 0.0, 0.0)
-    else:
-        counted = _memory.counts(current, previous, cost, ttl_ms)
-    hits, before = counted
-    elapsed = position - window
+    return position, current, previous, math.ceil(seconds * 2000) + 1000
+
+
+def _verdict(hits: int, before: int, position: float, *, limit: int, seconds: float) -> Verdict:
+    elapsed = position - math.floor(position)
     count = hits + before * (1 - elapsed)
     if count <= limit:
         return Verdict(True, count, 0.0)
@@ -111,6 +101,40 @@ def hit(
     if before and hits <= limit:
         retry = min(retry, max(0.0, (count - limit) / before * seconds))
     return Verdict(False, count, max(retry, 0.001))
+
+
+def hit(
+    key: str, *, limit: int, seconds: float, cost: int = 1, now: float | None = None
+) -> Verdict:
+    """Count ``cost`` hits under ``key`` and tell whether the sliding window is within ``limit``.
+
+    A refused hit still counts, so a client that keeps knocking stays refused.
+    """
+    moment = time.time() if now is None else now
+    position, current, previous, ttl_ms = _windows(key, seconds, moment)
+    if redis_client.configured():
+        counted = _redis_counts(current, previous, cost, ttl_ms)
+        if counted is None:  # Redis is away: let the hit through
+            return Verdict(True, 0.0, 0.0)
+    else:
+        counted = _memory.counts(current, previous, cost, ttl_ms)
+    return _verdict(*counted, position, limit=limit, seconds=seconds)
+
+
+async def ahit(key: str, *, limit: int, seconds: float, cost: int = 1) -> Verdict:
+    """``hit`` on the event loop: the Redis script goes in the loop's next pipeline
+    (``core.redis_client.call_script``); in memory without Redis, with no I/O."""
+    position, current, previous, ttl_ms = _windows(key, seconds, time.time())
+    if not redis_client.configured():
+        counted = _memory.counts(current, previous, cost, ttl_ms)
+        return _verdict(*counted, position, limit=limit, seconds=seconds)
+    try:
+        hits, before = await redis_client.call_script(
+            _SCRIPT, [current, previous], [cost, ttl_ms], what="rate limits let every hit through"
+        )
+    except redis_client.Unavailable:
+        return Verdict(True, 0.0, 0.0)
+    return _verdict(int(hits), int(before), position, limit=limit, seconds=seconds)
 
 
 def reset_memory() -> None:

@@ -12,17 +12,28 @@ timeout: connect and read wait ``TIMEOUT_SECONDS``); a failure opens the breaker
 caller has its answer for ``Unavailable`` (a limit lets the hit through, a board is read from
 PostgreSQL...). An outage is logged once when it starts, naming what it costs, and once when a
 call works again.
+
+On the event loop (``games.services.batches``, the game socket's ordinary move) the same server
+is reached without blocking: ``await call(command, *args, what=...)`` and ``await
+call_script(source, keys, args, what=...)`` queue one command in the running loop's window, and
+the window sends every command queued meanwhile in one pipeline, at most one pipeline in flight
+per loop: a thousand moves a second cost a few hundred round trips, not thousands. The window
+shares the breaker and the timeouts above.
 """
 
 from __future__ import annotations
 
+import asyncio
+import hashlib
 import logging
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import redis
+import redis.asyncio
 from django.conf import settings
 from redis.commands.core import Script
 
@@ -150,3 +161,114 @@ def reset() -> None:
         _servers.clear()
     for server in servers:
         server.close()
+
+
+# --- on the event loop ----------------------------------------------------------------------
+
+
+class _Window:
+    """The commands one loop queued since its last pipeline, and the client that sends them."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, server: _Server) -> None:
+        self.loop = loop
+        self.server = server
+        self.client = redis.asyncio.Redis.from_url(
+            server.url,
+            socket_connect_timeout=TIMEOUT_SECONDS,
+            socket_timeout=TIMEOUT_SECONDS,
+            health_check_interval=HEALTH_CHECK_SECONDS,
+        )
+        self.queued: list[tuple[tuple[Any, ...], asyncio.Future[Any], str]] = []
+        self.sending = False
+        self.scripts: dict[str, str] = {}  # sha -> source
+
+    def add(self, command: tuple[Any, ...], what: str) -> asyncio.Future[Any]:
+        future = self.loop.create_future()
+        self.queued.append((command, future, what))
+        if not self.sending:
+            self.sending = True
+            self.loop.create_task(self.send())
+        return future
+
+    async def send(self) -> None:
+        try:
+            while self.queued:
+                batch, self.queued = self.queued, []
+                await self._send(batch)
+        finally:
+            self.sending = False
+
+    async def _send(self, batch: list[tuple[tuple[Any, ...], asyncio.Future[Any], str]]) -> None:
+        try:
+            answers = await self._pipeline([command for command, _, _ in batch])
+            missing = [
+                index
+                for index, answer in enumerate(answers)
+                if isinstance(answer, redis.exceptions.NoScriptError)
+            ]
+            if missing:  # the server lost (or never had) a script: load, send those again
+                for source in self.scripts.values():
+                    await self.client.script_load(source)
+                again = await self._pipeline([batch[index][0] for index in missing])
+                for index, answer in zip(missing, again, strict=True):
+                    answers[index] = answer
+        except ERRORS as error:
+            self.server.failed(error, batch[0][2])
+            for _, future, _ in batch:
+                if not future.done():
+                    future.set_exception(Unavailable(str(error)))
+            return
+        self.server.worked()
+        for (_, future, _), answer in zip(batch, answers, strict=True):
+            if future.done():
+                continue
+            if isinstance(answer, Exception):
+                future.set_exception(Unavailable(str(answer)))
+            else:
+                future.set_result(answer)
+
+    async def _pipeline(self, commands: list[tuple[Any, ...]]) -> list[Any]:
+        pipe = self.client.pipeline(transaction=False)
+        for command in commands:
+            pipe.execute_command(*command)
+        return list(await pipe.execute(raise_on_error=False))
+
+
+_windows: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Window] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _window() -> _Window:
+    server = _server()
+    if time.monotonic() < server.down_until:
+        raise Unavailable("Redis was unreachable a moment ago")
+    loop = asyncio.get_running_loop()
+    found = _windows.get(loop)
+    if found is None or found.server is not server:
+        found = _windows[loop] = _Window(loop, server)
+    return found
+
+
+async def call(*command: Any, what: str) -> Any:
+    """Send one Redis command in the running loop's next pipeline; return its answer (bytes).
+
+    Raise ``Unavailable`` as ``run`` does.
+    """
+    return await _window().add(command, what)
+
+
+async def call_script(source: str, keys: list[Any], args: list[Any], *, what: str) -> Any:
+    """Run the Lua ``source`` in the running loop's next pipeline (``EVALSHA``, loaded again
+    when the server has lost it); return its answer."""
+    window = _window()
+    sha = hashlib.sha1(source.encode("utf-8")).hexdigest()
+    window.scripts.setdefault(sha, source)
+    return await window.add(("EVALSHA", sha, len(keys), *keys, *args), what)
+
+
+async def close_window() -> None:
+    """Close the running loop's client (tests, a clean shutdown)."""
+    found = _windows.pop(asyncio.get_running_loop(), None)
+    if found is not None:
+        await found.client.aclose()
