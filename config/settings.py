@@ -187,9 +187,21 @@ THROTTLE_RATES = {
 # size: the worker's HTTP requests borrow from the same pool.
 WEBSOCKET_DATABASE_THREADS = config_env.env_int(ENV, "WEBSOCKET_DATABASE_THREADS", 8)
 
-# An ordinary move commits without waiting for the WAL flush (games/services/moves.py): true
-# makes it wait, as every result does.
-MOVES_SYNCHRONOUS_COMMIT = config_env.env_bool(ENV, "MOVES_SYNCHRONOUS_COMMIT", False)
+# An ordinary move, as every write, is acknowledged once PostgreSQL has flushed it to disk
+# (games/services/moves.py, batches.py); false is the opt-out that answers before the flush.
+MOVES_SYNCHRONOUS_COMMIT = config_env.env_bool(ENV, "MOVES_SYNCHRONOUS_COMMIT", True)
+
+# Admission control (core/admission.py): while a worker's event loop lags more than
+# ADMISSION_LOOP_LAG_MS, or more than ADMISSION_MOVE_BACKLOG moves wait for the database, new
+# games and sockets are refused for ADMISSION_RETRY_SECONDS; players already in play on.
+ADMISSION = config_env.env_bool(ENV, "ADMISSION", True)
+ADMISSION_LOOP_LAG_MS = config_env.env_int(ENV, "ADMISSION_LOOP_LAG_MS", 250)
+ADMISSION_MOVE_BACKLOG = config_env.env_int(ENV, "ADMISSION_MOVE_BACKLOG", 2000)
+ADMISSION_RETRY_SECONDS = config_env.env_int(ENV, "ADMISSION_RETRY_SECONDS", 3)
+
+# Connections of each worker's event loop (core/database.py): the game socket's ordinary moves
+# are written on them, many to a statement (games/services/batches.py).
+DATABASE_LOOP_CONNECTIONS = config_env.env_int(ENV, "DATABASE_LOOP_CONNECTIONS", 2)
 
 # The garbage collector of an ASGI worker (config/collector.py): the start-up heap frozen, and
 # the youngest generation collected every GC_THRESHOLD net allocations instead of 700.

@@ -266,6 +266,27 @@ def record_game(sender: Any = None, *, game: Game, **kwargs: Any) -> None:
         logger.warning("could not record the progress of game %s: %r", game.pk, error)
 
 
+async def arecord_move(sender: Any = None, *, game: Game, **kwargs: Any) -> None:
+    """Receive ``games.signals.move_played`` on the event loop: record a daily game's ordinary
+    move, in the loop's next Redis pipeline (``core.redis_client.call_script``). Never raises."""
+    if game.deal_id is None:
+        return
+    progress = progress_of(game)
+    try:
+        if not redis_client.configured():
+            _memory_store.record(game.deal_id, progress, over=False, now=now())
+            return
+        k = _keys(game.deal_id)
+        await redis_client.call_script(
+            _RECORD,
+            [k["progress"], k["presence"], k["dirty"]],
+            [progress["player"], json.dumps(progress), progress["ply"], now(), 0, KEY_TTL_SECONDS],
+            what=RedisStore.what,
+        )
+    except Exception as error:  # a lost live update must never fail the write
+        logger.warning("could not record the progress of game %s: %r", game.pk, error)
+
+
 def board_changed(deal_id: int) -> None:
     """Have the deal's next push send its leaderboard again (a result left it or came back).
     Never raises."""

@@ -26,6 +26,8 @@ async def ws_connect():
     from django.db import connections
 
     from config.asgi import application
+    from core import admission, database, redis_client
+    from games.services import batches
     from games.ws import auth, pushes
     from games.ws.base import close_thread_connections
     from leaderboards import live
@@ -53,6 +55,10 @@ async def ws_connect():
             await communicator.disconnect(timeout=5)
         await live.stop()
         await pushes.drain()
+        await batches.drain()
+        await database.close()  # the loop's own connections (core.database)
+        await redis_client.close_window()
+        await admission.stop()
         await database_sync_to_async(live.reset)()
         auth.forget_tokens()
         layer = get_channel_layer()
@@ -80,6 +86,13 @@ def ws_variants(transactional_db, settings):
 # --- REST API tests (tests/games/test_api_*.py, tests/leaderboards/) ------------------------
 
 TEST_DEAL_SECRET = "test-deal-secret"
+
+
+@pytest.fixture(autouse=True)
+def _patient_admission(settings):
+    """Take a loop that lags for a moment (a test's own synchronous work) for no overload: the
+    tests of ``core.admission`` set their own limits."""
+    settings.ADMISSION_LOOP_LAG_MS = 10_000
 
 
 @pytest.fixture(autouse=True)

@@ -6,6 +6,7 @@ consumers call the same functions.
 """
 
 from games.positions import position as engine_state
+from games.services.batches import move_play
 from games.services.catalogue import variants_load
 from games.services.days import deal_of_day
 from games.services.deals import (
@@ -54,6 +55,7 @@ __all__ = [
     "game_start",
     "games_close_expired",
     "is_nickname",
+    "move_play",
     "player_create_guest",
     "player_login",
     "player_register",

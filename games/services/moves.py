@@ -13,16 +13,17 @@ the caller then takes the locking path, which gives the exact refusal, closes a 
 and verifies a finished game. Nothing was written in that case. So a result is still written
 only by the locking path, after verification.
 
-The statement commits without waiting for its WAL record to reach the disk
-(``synchronous_commit`` off for its own transaction, unless ``MOVES_SYNCHRONOUS_COMMIT`` or
-the caller's own transaction is open): a flush that stalls (100 ms and more on a busy disk)
-would hold every move waiting behind it.
-What it risks is only this: if PostgreSQL itself crashes, the last fraction of a second of
-ordinary moves may be lost, each with its game row in the same transaction, so the game is
-whole at an earlier ply and the client is told so (``stale_ply``) on its next move. Nothing
-else commits this way: a finish, a resignation, a void and every result wait for the flush, and
-their flush carries every earlier move with it, so a result never rests on a move that a crash
-could take back (docs/scaling.md, "Where the slowest moves waited").
+This is the move of the REST endpoint, on a thread; the game socket's ordinary move is written
+on the event loop, many moves to a statement (``games.services.batches``), with the same
+conditions.
+
+The statement waits for its WAL record to reach the disk before it answers, as every write of
+the service does: an acknowledged move survives a crash of PostgreSQL. ``MOVES_SYNCHRONOUS_COMMIT
+=false`` is the documented opt-out (``synchronous_commit`` off for the statement's own
+transaction, only in autocommit): a crash of PostgreSQL may then lose the last fraction of a
+second of ordinary moves, each with its game row, so the game is whole at an earlier ply and the
+client is told so (``stale_ply``) on its next move, never a result: a finish, a resignation, a
+void and every result always wait for the flush, and their flush carries every earlier move.
 """
 
 from __future__ import annotations
@@ -176,6 +177,16 @@ def move_append(*, game_id: str, player: Player, ply: int, move: Any) -> Game | 
         row = cursor.fetchone()
     if row is None:
         return None
+    game = game_from_row(row, player=player, state=state)
+    transaction.on_commit(lambda: positions.remember(game, state))
+    transaction.on_commit(lambda: signals.send(signals.game_changed, game=game))
+    return game
+
+
+def game_from_row(row: Any, *, player: Player, state: Any) -> Game:
+    """Return the game of a move statement's row (the ``RETURNED`` columns, then the variant's
+    slug and the deal's date), with its player and its new position: what the answer shows,
+    with no further query."""
     count = len(RETURNED)
     game = Game.from_db(connection.alias, RETURNED_NAMES, row[:count])
     variant_id, deal_id = game.variant_id, game.deal_id
@@ -184,6 +195,4 @@ def move_append(*, game_id: str, player: Player, ply: int, move: Any) -> Game | 
         game.deal = Deal.from_db(connection.alias, ["id", "date"], [deal_id, row[count + 1]])
     game.player = player  # the payload names the player: no query for it
     game.position = state
-    transaction.on_commit(lambda: positions.remember(game, state))
-    transaction.on_commit(lambda: signals.send(signals.game_changed, game=game))
     return game

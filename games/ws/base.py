@@ -34,6 +34,8 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+import psycopg
+import psycopg_pool
 import redis
 from channels.db import database_sync_to_async
 from channels.exceptions import StopConsumer
@@ -86,6 +88,9 @@ FAULTS: tuple[type[BaseException], ...] = (
     OperationalError,
     InterfaceError,
     redis.RedisError,
+    psycopg.OperationalError,  # the loop's own connections (core.database)
+    psycopg.InterfaceError,
+    psycopg_pool.PoolTimeout,
     ConnectionError,
     OSError,
     asyncio.TimeoutError,

@@ -11,11 +11,14 @@ Only the game's player may connect: by session (a browser, whose ``Origin`` must
 host) or by token (any client; one without ``Origin`` is not a browser). Refusals and close codes:
 ``games.ws.base``. Frames are checked here (``check_*``) before a service sees them.
 
-Each frame costs one trip to a worker thread (``thread_sensitive=False``, so sockets' database
-work runs in parallel; the game's row lock orders one game's moves): the player's rate limit and
-the service call happen there, the connection is returned when it ends. The answer is sent first;
-the push to the game's other sockets is awaited after it, on the event loop, and only when
-another socket of the game is open (``games.ws.tabs`` counts them).
+An ordinary move never leaves the event loop: the player's rate limit, the engine, the write
+(``games.services.move_play``: many sockets' moves in one statement, each answered once its
+own row is durable) and the count of the game's other tabs all run on it, their Redis commands
+sharing the loop's pipelines. Anything else (a resignation, a move that is illegal or wins or
+whose position is not cached, a move the batch could not write) costs one trip to a worker
+thread (``thread_sensitive=False``) for the locking path of ``games.services``, which words the
+refusal and verifies a finish. The answer is sent first; the push to the game's other sockets
+follows, only when another socket of the game may be open (``games.ws.tabs`` counts them).
 """
 
 from __future__ import annotations
@@ -72,10 +75,6 @@ def progress_key(game: dict[str, Any]) -> tuple[int, bool]:
     return game["ply"], game["status"] != "playing"
 
 
-class _Limited(Exception):
-    """The player's frame limit was exceeded (raised in the worker thread)."""
-
-
 class GameConsumer(PatienceConsumer):
     """The socket of one game, for its player only."""
 
@@ -98,7 +97,8 @@ class GameConsumer(PatienceConsumer):
 
     async def open(self) -> None:
         self.game_id = self.scope["url_route"]["kwargs"]["game_id"]
-        await in_thread(self.count_tab)()
+        await in_thread(self.access_game)()
+        await tabs.aopened(self.game_id)
         self.counted = True
         # Counted and joined before the first state is read: a move made meanwhile either is in
         # that state or is pushed here (games.ws.tabs).
@@ -106,15 +106,10 @@ class GameConsumer(PatienceConsumer):
         game = await in_thread(self.load_game)()
         await self.send_game(game)
 
-    def count_tab(self) -> None:
-        """Check that the socket's player may play the game, then count the socket open."""
-        self.access_game()
-        tabs.opened(self.game_id)
-
     async def disconnect(self, code: int) -> None:
         if self.counted:
             self.counted = False
-            await in_thread(tabs.closed)(self.game_id)
+            await tabs.aclosed(self.game_id)
         await super().disconnect(code)
 
     def load_game(self) -> dict[str, Any]:
@@ -144,54 +139,70 @@ class GameConsumer(PatienceConsumer):
 
     async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
         try:
-            action, echo = self.check_frame(content)
-        except ServiceError:
-            await self.count_frame()
-            raise
+            kind, echo = self.check_frame(content)
+        finally:
+            await self.count_frame()  # every frame counts, a malformed one too
+        player = self.scope["user"]
+        if kind == "move":
+            try:
+                game = await services.move_play(
+                    game_id=self.game_id, player=player, ply=content["ply"], move=content["move"]
+                )
+            except ServiceError as error:
+                await self.send_error(error, **echo)
+                return
+            if game is not None:
+                await self.answer_ordinary(game)
+                return
+
+            def action() -> Game:
+                return services.game_move(
+                    game_id=self.game_id, player=player, ply=content["ply"], move=content["move"]
+                )
+
+        else:
+
+            def action() -> Game:
+                return services.game_resign(game_id=self.game_id, player=player)
+
         await self.play(action, echo)
 
-    def check_frame(self, frame: dict[str, Any]) -> tuple[Callable[[], Game], dict[str, Any]]:
-        """Return the service call a frame asks for and the ``ply`` to echo; raise ``invalid``."""
+    def check_frame(self, frame: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        """Return what a frame asks for (``move`` or ``resign``) and the ``ply`` to echo; raise
+        ``invalid``."""
         kind = frame.get("type", "move")
         echo = echo_ply(frame)
-        player = self.scope["user"]
         if kind == "resign":
-            return (lambda: services.game_resign(game_id=self.game_id, player=player)), echo
+            return kind, echo
         if kind != "move":
             raise invalid(
                 gettext("Send {{'ply': n, 'move': MOVE}} or {{'type': 'resign'}}.").format()
             )
         if "ply" not in frame or "move" not in frame:
             raise invalid("A move frame is {'ply': n, 'move': MOVE}.", **echo)
-        ply = check_ply(frame["ply"])
-        move = check_move_shape(frame["move"])
-
-        def call() -> Game:
-            return services.game_move(game_id=self.game_id, player=player, ply=ply, move=move)
-
-        return call, echo
+        check_ply(frame["ply"])
+        check_move_shape(frame["move"])
+        return kind, echo
 
     async def count_frame(self) -> None:
-        """Count a frame that asks for no service call against the player's limit."""
-        if limits.player_limit_is_remote():
-            refusal = await in_thread(self.player_refusal)()
-        else:
-            refusal = self.player_refusal()
+        """Count a frame against the player's limit (on the loop: ``games.ws.limits``)."""
+        refusal = await limits.acheck_player(self.scope["user"].pk)
         if refusal is not None:
             raise ServiceError(ErrorCode.RATE_LIMITED, refusal)
 
-    def player_refusal(self) -> str | None:
-        return limits.check_player(self.scope["user"].pk)
+    async def answer_ordinary(self, game: Game) -> None:
+        """Answer an ordinary move written on the loop, then push it to the game's other tabs."""
+        answer = game_payload(game)
+        await self.send_game(answer)
+        if await tabs.aothers_open(self.game_id):
+            await pushes.announce_game(answer)
 
     def serve(self, action: Callable[[], Game]) -> tuple[Any, list[dict[str, Any]]]:
-        """Run in a worker thread: count the frame, call the service, build the payloads once.
+        """Run in a worker thread: call the service, build the payloads once.
 
         Return the answer (a GAME payload or the ``ServiceError``) and the payloads to push:
         none of this socket's game when no other socket of it is open (``games.ws.tabs``).
         """
-        refusal = self.player_refusal()
-        if refusal is not None:
-            raise _Limited(refusal)
         answer: Any
         with pushes.collecting() as changed:
             try:
@@ -206,10 +217,7 @@ class GameConsumer(PatienceConsumer):
         return answer, others
 
     async def play(self, action: Callable[[], Game], echo: dict[str, Any]) -> None:
-        try:
-            answer, others = await in_thread(self.serve)(action)
-        except _Limited as limited:
-            raise ServiceError(ErrorCode.RATE_LIMITED, str(limited)) from None
+        answer, others = await in_thread(self.serve)(action)
         if isinstance(answer, ServiceError):
             await self.send_error(answer, **echo)
         else:

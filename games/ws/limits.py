@@ -91,3 +91,14 @@ def check_player(player: Any) -> str | None:
         return None
     verdict = ratelimits.hit(f"ws-player:{player}", limit=limit["frames"], seconds=limit["seconds"])
     return None if verdict.allowed else exceeded("player", limit["frames"], limit["seconds"])
+
+
+async def acheck_player(player: Any) -> str | None:
+    """``check_player`` on the event loop (``core.ratelimits.ahit``: no thread, no blocking)."""
+    limit = limits().get("player")
+    if not limit or player is None:
+        return None
+    verdict = await ratelimits.ahit(
+        f"ws-player:{player}", limit=limit["frames"], seconds=limit["seconds"]
+    )
+    return None if verdict.allowed else exceeded("player", limit["frames"], limit["seconds"])

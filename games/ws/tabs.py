@@ -14,10 +14,14 @@ a missed one. Keys live ``TTL_SECONDS`` after the last open or move of the game.
 
 A socket counts itself and joins the group *before* it reads the state it sends first, so a move
 either reaches the new socket's first state or sees the count that makes it push.
+
+On the event loop, ``aopened``, ``aclosed`` and ``aothers_open`` do the same with no thread:
+their commands go in the loop's next Redis pipeline (``core.redis_client.call``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import threading
 from typing import Any
@@ -104,4 +108,43 @@ def closed(game_id: str) -> None:
 def others_open(game_id: str) -> bool:
     """Whether a socket of ``game_id`` other than the caller's may be open (doubt says yes)."""
     count = _store().count(game_id)
+    return count is None or count != 1
+
+
+async def _aadd(game_id: str, step: int) -> None:
+    if not redis_client.configured():
+        _memory.add(game_id, step)
+        return
+    key = _key(game_id)
+    with contextlib.suppress(redis_client.Unavailable):
+        await asyncio.gather(
+            redis_client.call("INCRBY", key, step, what=_redis.what),
+            redis_client.call("EXPIRE", key, TTL_SECONDS, what=_redis.what),
+        )
+
+
+async def aopened(game_id: str) -> None:
+    """``opened`` on the event loop."""
+    await _aadd(game_id, 1)
+
+
+async def aclosed(game_id: str) -> None:
+    """``closed`` on the event loop."""
+    await _aadd(game_id, -1)
+
+
+async def aothers_open(game_id: str) -> bool:
+    """``others_open`` on the event loop."""
+    if not redis_client.configured():
+        count = _memory.count(game_id)
+    else:
+        key = _key(game_id)
+        try:
+            found, _ = await asyncio.gather(
+                redis_client.call("GET", key, what=_redis.what),
+                redis_client.call("EXPIRE", key, TTL_SECONDS, what=_redis.what),
+            )
+        except redis_client.Unavailable:
+            return True
+        count = None if found is None else int(found)
     return count is None or count != 1

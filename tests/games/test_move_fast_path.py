@@ -296,7 +296,7 @@ def _ready_move(join: Any) -> tuple[str, Any, Player]:
 
 @pytest.mark.parametrize(("durable", "expected"), [(False, "off"), (True, "on")])
 @pytest.mark.django_db(transaction=True)
-def test_an_ordinary_move_commits_without_waiting_for_the_flush_unless_told_to(
+def test_an_ordinary_move_waits_for_the_flush_unless_told_not_to(
     join, durable: bool, expected: str
 ) -> None:
     # given a game in play with a cached position, in autocommit
@@ -312,7 +312,7 @@ def test_an_ordinary_move_commits_without_waiting_for_the_flush_unless_told_to(
     with override_settings(MOVES_SYNCHRONOUS_COMMIT=durable), connection.execute_wrapper(record):
         moved = moves.move_append(game_id=game_id, player=player, ply=0, move=move)
 
-    # then it sets its own transaction's commit not to wait for the WAL flush (or to wait)
+    # then it sets its own transaction's commit to wait for the WAL flush (or, told not to, not)
     assert moved is not None and moved.ply == 1
     ((statement, params),) = executed
     assert "set_config('synchronous_commit', %(synchronous_commit)s, true)" in statement

@@ -8,6 +8,7 @@ import subprocess
 import time
 from typing import Any
 
+import psycopg
 import pytest
 from channels.db import database_sync_to_async
 from django.db import OperationalError, connection
@@ -16,6 +17,7 @@ from core import ratelimits
 from games import selectors, services, signals
 from games.engine import legal_moves
 from games.models import Game, Player
+from games.services import batches
 from games.ws import auth, pushes
 from tests.games.sockets import a_legal_move, make_player, receive
 from tests.net import free_port
@@ -65,27 +67,51 @@ async def test_a_database_down_at_the_token_lookup_closes_1011(
     assert await refused(communicator) == ("unavailable", 1011)
 
 
+def break_move_path(monkeypatch: Any, path: str, fault: Any) -> None:
+    """Have the move path ``path`` (``ordinary``: the loop's batched write; ``locking``: the
+    service on a thread) raise what ``fault()`` raises."""
+    if path == "ordinary":
+        if not batches.applies():
+            pytest.skip("the batched move is PostgreSQL's")
+
+        async def execute(self: Any, batch: Any) -> Any:
+            fault()
+
+        monkeypatch.setattr(batches.Writer, "_execute", execute)
+    else:
+
+        async def declined(**kwargs: Any) -> None:
+            return None
+
+        monkeypatch.setattr(services, "move_play", declined)
+        monkeypatch.setattr(services, "game_move", lambda **kw: fault())
+
+
+def database_refuses() -> None:
+    raise psycopg.OperationalError("connection refused")
+
+
+@pytest.mark.parametrize("path", ["ordinary", "locking"])
 async def test_a_database_down_during_a_move_closes_1011(
-    alice_socket: Any, game: Game, monkeypatch: Any
+    alice_socket: Any, game: Game, monkeypatch: Any, path: str
 ) -> None:
     move = await a_legal_move(game.pk)
-    monkeypatch.setattr(services, "game_move", database_down)
+    break_move_path(monkeypatch, path, database_refuses if path == "ordinary" else database_down)
 
     await alice_socket.send_json_to({"ply": 0, "move": move})
 
     assert await refused(alice_socket) == ("unavailable", 1011)
 
 
+@pytest.mark.parametrize("path", ["ordinary", "locking"])
 async def test_a_bug_in_a_move_is_answered_and_the_socket_stays_open(
-    alice_socket: Any, game: Game, monkeypatch: Any
+    alice_socket: Any, game: Game, monkeypatch: Any, path: str
 ) -> None:
     move = await a_legal_move(game.pk)
-    real = services.game_move
-    monkeypatch.setattr(services, "game_move", lambda **kw: 1 / 0)
-
-    await alice_socket.send_json_to({"ply": 0, "move": move})
-    message = await receive(alice_socket)
-    monkeypatch.setattr(services, "game_move", real)
+    with monkeypatch.context() as broken:
+        break_move_path(broken, path, lambda: 1 / 0)
+        await alice_socket.send_json_to({"ply": 0, "move": move})
+        message = await receive(alice_socket)
     await alice_socket.send_json_to({"ply": 0, "move": move})
 
     assert message["error"] == "server_error"
@@ -164,6 +190,9 @@ async def test_the_answer_is_sent_before_the_push_to_other_tabs(
     monkeypatch.setattr(pushes, "announce_game", announce)
 
     await alice_socket.send_json_to({"ply": 0, "move": await a_legal_move(game.pk)})
+    async with asyncio.timeout(5):
+        while not seen:
+            await asyncio.sleep(0.01)
     answer = await receive(alice_socket)
 
     assert answer["game"]["ply"] == 1
@@ -199,13 +228,13 @@ async def test_the_player_limit_is_one_hit_per_frame(
     alice_socket: Any, game: Game, monkeypatch: Any
 ) -> None:
     keys = []
-    real = ratelimits.hit
+    real = ratelimits.ahit
 
-    def counting_hit(key: str, **kwargs: Any) -> Any:
+    async def counting_hit(key: str, **kwargs: Any) -> Any:
         keys.append(key)
-        return real(key, **kwargs)
+        return await real(key, **kwargs)
 
-    monkeypatch.setattr(ratelimits, "hit", counting_hit)
+    monkeypatch.setattr(ratelimits, "ahit", counting_hit)
 
     await alice_socket.send_json_to({"ply": 0, "move": await a_legal_move(game.pk)})
     await receive(alice_socket)

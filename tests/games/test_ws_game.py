@@ -362,6 +362,13 @@ async def test_two_sockets_racing_the_same_ply_apply_it_once(
     assert (stored.ply, log) == (1, [move])
 
 
+async def settled(socket: Any) -> None:
+    """Return once the socket has done with the frames sent before: it handles its frames one
+    at a time, so the answer to one more (a frame it refuses) comes after all of that work."""
+    await socket.send_json_to({"type": "settle"})
+    assert (await receive(socket))["error"] == "invalid"
+
+
 async def test_a_move_no_other_tab_watches_sends_no_group_message(
     ws_connect: Any, alice_socket: Any, game: Game, alice: tuple[Player, str], monkeypatch: Any
 ) -> None:
@@ -386,6 +393,7 @@ async def test_a_move_no_other_tab_watches_sends_no_group_message(
     await other.disconnect(timeout=5)
     await alice_socket.send_json_to({"ply": 2, "move": await a_legal_move(game.pk)})
     assert (await receive(alice_socket))["game"]["ply"] == 3
+    await settled(alice_socket)
 
     # then only the move the second tab could see went to the group
     assert announced == [2]
@@ -410,6 +418,7 @@ async def test_a_move_is_pushed_when_the_tabs_cannot_be_counted(
 
     # then the move is answered, and pushed in doubt
     assert (await receive(alice_socket))["game"]["ply"] == 1
+    await settled(alice_socket)
     assert announced == [1]
 
 
