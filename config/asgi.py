@@ -1,6 +1,8 @@
 """ASGI entry point: HTTP goes to Django, WebSocket to the Channels consumers.
 
-The WebSocket stack, outside in: ``SocketGuard`` (anything that escapes ends in a close frame,
+Both stacks sit inside ``AdmissionGuard`` (``core.admission``: a worker that is full refuses
+new games and sockets, and serves the players it has). The WebSocket stack, outside in:
+``SocketGuard`` (anything that escapes ends in a close frame,
 never an HTTP 500), cookies and the lazy session, ``PlayerAuthMiddleware`` (token or session,
 and the ``Origin`` check's verdict, enforced by each consumer: ``games.ws.base``), the routes.
 """
@@ -19,14 +21,17 @@ from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
 from config.collector import tune_collector  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
+from core.admission import AdmissionGuard  # noqa: E402
 from games.ws.auth import PlayerAuthMiddleware  # noqa: E402
 from games.ws.base import SocketGuard  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": django_asgi_app,
-        "websocket": SocketGuard(
-            SessionMiddlewareStack(PlayerAuthMiddleware(URLRouter(websocket_urlpatterns)))
+        "http": AdmissionGuard(django_asgi_app),
+        "websocket": AdmissionGuard(
+            SocketGuard(
+                SessionMiddlewareStack(PlayerAuthMiddleware(URLRouter(websocket_urlpatterns)))
+            )
         ),
     }
 )
