@@ -248,8 +248,9 @@ def lost_moves(cursor: Any, acked: dict[str, int]) -> list[str]:
             + ("missing" if ply < 0 else f"at ply {ply}")
             for game_id, (acknowledged, ply) in behind.items()
         )
+        moves = "move" if lost == 1 else "moves"
         problems.insert(
-            0, f"{lost} acknowledged moves lost, in {len(behind)} of {len(acked)} games: {games}"
+            0, f"{lost} acknowledged {moves} lost, in {len(behind)} of {len(acked)} games: {games}"
         )
     return problems
 
