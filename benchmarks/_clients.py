@@ -40,6 +40,7 @@ class PlayerSpec:
     seed: bytes
     seed_text: str = ""
     moves: list[dict[str, Any]] = field(default_factory=list)  # played so far, as sent
+    pending: dict[str, Any] | None = None  # sent, its answer not seen (played or not)
 
 
 @dataclass
@@ -213,11 +214,10 @@ class Player:
                 return False
             await asyncio.sleep(wait)
 
-    async def open_socket(
-        self, pending: engine.AnyMove | None = None
-    ) -> tuple[str, dict[str, Any]]:
-        """Open the socket once: ("ok" | "unavailable" | "failed", the first message). With a
-        move in flight when the socket was lost, take it as played if the game is one ply on."""
+    async def open_socket(self) -> tuple[str, dict[str, Any]]:
+        """Open the socket once: ("ok" | "unavailable" | "failed", the first message). A move
+        whose answer was never seen counts as played if the game is one ply on, else it is
+        the next to send."""
         if self.ws is not None:
             with contextlib.suppress(Exception):
                 await self.ws.close()
@@ -245,10 +245,13 @@ class Player:
         self.state = engine.deal(engine.builtin_variant(self.spec.slug), self.spec.seed)
         for move in self.spec.moves:
             self.state = engine.apply_move(self.state, engine.parse_move(move))
-        if pending is not None and game["ply"] == len(self.spec.moves) + 1:
-            self.commit(pending)
-        elif pending is not None:
-            self.line.appendleft(pending)  # not played: send it again
+        if self.spec.pending is not None:
+            pending = engine.parse_move(self.spec.pending)
+            if game["ply"] == len(self.spec.moves) + 1:
+                self.commit(pending)
+            else:
+                self.spec.pending = None
+                self.line.appendleft(pending)  # not played: send it again
         self.ply = game["ply"]
         if self.ply != len(self.spec.moves) or not view_matches(self.state, game):
             self.error("deal_mismatch")
@@ -259,16 +262,15 @@ class Player:
         assert self.state is not None
         self.state = engine.apply_move(self.state, move)
         self.spec.moves.append(move.to_json())
+        self.spec.pending = None
 
-    async def rejoin(
-        self, deadline: float, answer: dict[str, Any], pending: engine.AnyMove
-    ) -> bool:
+    async def rejoin(self, deadline: float, answer: dict[str, Any]) -> bool:
         """Wait as the server asked (or a second), then open the socket again, until the
         window's end. Return whether the player may go on."""
         wait = retry_delay(answer, self.rng)
         while time.monotonic() + wait < deadline:
             await asyncio.sleep(wait)
-            outcome, first = await self.open_socket(pending)
+            outcome, first = await self.open_socket()
             if outcome == "ok":
                 return True
             if outcome == "failed":
@@ -308,21 +310,23 @@ class Player:
                 continue
             sent = time.monotonic()
             self.report["sent"] += 1
+            self.spec.pending = move.to_json()
             try:
                 await self.ws.send_str(json.dumps({"ply": self.ply, "move": move.to_json()}))
                 answer = await self.answer()
             except Exception as exc:
                 self.error(f"socket:{type(exc).__name__}")
-                if not await self.rejoin(deadline, {}, move):
+                if not await self.rejoin(deadline, {}):
                     return
                 continue
             now = time.monotonic()
             if answer.get("type") != "game":
                 if answer.get("error") != "unavailable":
                     self.error(str(answer.get("error")))
+                    self.spec.pending = None  # refused: not played
                     return
                 self.refused(answer, "move")
-                if not await self.rejoin(deadline, answer, move):
+                if not await self.rejoin(deadline, answer):
                     return
                 continue
             self.commit(move)
