@@ -691,6 +691,12 @@ def paced_run(args: argparse.Namespace, server: Server, run: str, n: int) -> dic
         f"{clients} client processes, busiest {result['client_max']:.2f} core, loop lag p99 "
         f"{result['lag_p99']:.0f} ms"
     )
+    if client_bound(result) or client_bound(floor):
+        log(
+            f"  the clients may be the bottleneck at N={n}: a client process used "
+            f"{max(result['client_max'], floor['client_max']):.2f} of a core "
+            f"(--sockets-per-client {args.sockets_per_client})"
+        )
     return result
 
 
@@ -764,6 +770,8 @@ def rollover_phase(args: argparse.Namespace, server: Server, run: str) -> dict[s
         f"p99 {result['p99']:.0f} ms; errors {result['error_count']}, retries "
         f"{result['retries']}; gave up {dict(gave_up)}"
     )
+    if client_bound(result):
+        log(f"  the clients may be the bottleneck: one used {result['client_max']:.2f} of a core")
     for step, record in steps.items():
         log(
             f"    {step}: {record['ok']} ok, errors {record['errors']}, retries "
