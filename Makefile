@@ -87,8 +87,10 @@ $(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -e '.[bench]'
 	touch $@ $(VENV)/.installed-run
 
-# The load benchmark against PostgreSQL and Redis (BENCH_DATABASE_URL, BENCH_REDIS_URL);
-# LOAD_ARGS=--quick for a smoke run of seconds.
+# The load benchmark against PostgreSQL and Redis (BENCH_DATABASE_URL, BENCH_REDIS_URL,
+# BENCH_PORT): closed loop, players at a person's pace (N = 250 to 4,000), the rollover, watchers
+# and idle sockets, each beside its floor (docs/benchmarks.md); about 20 minutes.
+# LOAD_ARGS=--quick for a smoke run of a few minutes; LOAD_ARGS="--skip daily idle" and the like.
 load: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/load.py $(LOAD_ARGS)
 

@@ -8,6 +8,7 @@ loop is bounded by a deadline; every connection goes to the loopback address onl
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import multiprocessing
@@ -23,6 +24,8 @@ import games.engine as engine
 
 ANSWER_TIMEOUT = 15.0
 CONNECT_TIMEOUT = 30.0
+CONNECT_BUDGET = 120.0  # seconds a player keeps trying to open its socket before the window
+LAG_TICK = 0.05  # seconds between the event-loop lag probes of a client process
 
 
 @dataclass
@@ -37,6 +40,7 @@ class PlayerSpec:
     seed: bytes
     seed_text: str = ""
     moves: list[dict[str, Any]] = field(default_factory=list)  # played so far, as sent
+    pending: dict[str, Any] | None = None  # sent, its answer not seen (played or not)
 
 
 @dataclass
@@ -50,12 +54,50 @@ class Phase:
     game_plies: int = 300  # start a new practice game after this many plies
     stamps: bool = False  # record (player, ply, time) of every answer, for watcher delays
     seed: int = 0
+    line: int = 0  # legal moves each player computes before the go (0: each move as it goes)
+    connect_concurrency: int = 64  # handshakes at a time in one client process
     extra: dict[str, Any] = field(default_factory=dict)
 
 
 def run_process(target: Any, args: tuple[Any, ...]) -> None:
-    """Entry point of a client process: run ``target(*args)`` on a fresh event loop."""
-    asyncio.run(target(*args))
+    """Entry point of a client process: run ``target(*args)`` on a fresh event loop (uvloop's
+    when it is installed: the clients should cost the machine as little as they can)."""
+    try:
+        import uvloop
+    except ImportError:
+        asyncio.run(target(*args))
+    else:
+        uvloop.run(target(*args))
+
+
+def retry_delay(answer: dict[str, Any] | None, rng: random.Random, default: float = 1.0) -> float:
+    """Return how long a client waits before it tries again: the server's ``retry_after``
+    (seconds) or ``default``, times 1 + a random fraction, so that refused clients spread out."""
+    after = (answer or {}).get("retry_after")
+    base = float(after) if isinstance(after, int | float) and after >= 0 else default
+    return base * (1 + rng.random())
+
+
+class LagProbe:
+    """Measure how late a client process's event loop wakes up (a busy client shows here)."""
+
+    def __init__(self) -> None:
+        self.lags: list[float] = []
+        self._task: asyncio.Task[None] | None = None
+
+    async def _run(self) -> None:
+        while True:
+            before = time.monotonic()
+            await asyncio.sleep(LAG_TICK)
+            self.lags.append((time.monotonic() - before - LAG_TICK) * 1000)
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run())
+
+    def stop(self) -> list[float]:
+        if self._task is not None:
+            self._task.cancel()
+        return self.lags
 
 
 def spawn(
@@ -100,7 +142,13 @@ def view_matches(state: engine.State, game: dict[str, Any]) -> bool:
 
 
 class Player:
-    """One player: a socket on its game, sending legal moves one at a time."""
+    """One player: a socket on its game, sending legal moves one at a time.
+
+    The moves come from a line the player computed with the engine before the go (``Phase.line``
+    moves), else from the legal moves of its position as it goes. A refusal ``unavailable`` (at
+    the handshake or on a move) is counted apart, with its ``retry_after``; the player waits
+    ``retry_after`` × (1 + random) and opens its socket again, resuming at the game's ply.
+    """
 
     def __init__(self, spec: PlayerSpec, phase: Phase, session: Any, report: dict[str, Any]):
         self.spec = spec
@@ -111,6 +159,7 @@ class Player:
         self.ws: Any = None
         self.state: engine.State | None = None
         self.ply = 0
+        self.line: collections.deque[engine.AnyMove] = collections.deque()
 
     @property
     def url(self) -> str:
@@ -121,9 +170,58 @@ class Player:
     def error(self, code: str) -> None:
         self.report["errors"][code] += 1
 
-    async def connect(self) -> bool:
-        """Open the game's socket and check the first state against the client's deal."""
-        self.state = engine.deal(engine.builtin_variant(self.spec.slug), self.spec.seed)
+    def refused(self, answer: dict[str, Any], where: str) -> float:
+        """Count an ``unavailable`` refusal and return how long to wait before trying again."""
+        self.report["unavailable"][where] += 1
+        if isinstance(answer.get("retry_after"), int | float):
+            self.report["retry_after"].append(float(answer["retry_after"]))
+        return retry_delay(answer, self.rng)
+
+    def options(self, state: engine.State) -> list[engine.AnyMove]:
+        return [m for m in engine.legal_moves(state) if not isinstance(m, engine.Undo)]
+
+    def prepare(self, length: int) -> None:
+        """Compute the next ``length`` moves from the player's position (fewer if it sticks)."""
+        assert self.state is not None
+        state = self.state
+        self.line.clear()
+        for _ in range(length):
+            options = self.options(state)
+            if not options:
+                break
+            move = self.rng.choice(options)
+            state = engine.apply_move(state, move)
+            self.line.append(move)
+
+    def next_move(self) -> engine.AnyMove | None:
+        if self.line:
+            return self.line.popleft()
+        assert self.state is not None
+        options = self.options(self.state)
+        return self.rng.choice(options) if options else None
+
+    async def connect(self, budget: float = CONNECT_BUDGET) -> bool:
+        """Open the game's socket and check the first state against the client's deal (trying
+        again after an ``unavailable`` refusal, within ``budget`` seconds)."""
+        deadline = time.monotonic() + budget
+        while True:
+            outcome, answer = await self.open_socket()
+            if outcome != "unavailable":
+                return outcome == "ok"
+            wait = self.refused(answer, "connect")
+            if time.monotonic() + wait > deadline:
+                self.error("connect:gave_up")
+                return False
+            await asyncio.sleep(wait)
+
+    async def open_socket(self) -> tuple[str, dict[str, Any]]:
+        """Open the socket once: ("ok" | "unavailable" | "failed", the first message). A move
+        whose answer was never seen counts as played if the game is one ply on, else it is
+        the next to send."""
+        if self.ws is not None:
+            with contextlib.suppress(Exception):
+                await self.ws.close()
+            self.ws = None
         try:
             self.ws = await self.session.ws_connect(
                 self.url,
@@ -136,18 +234,49 @@ class Player:
             first = json.loads(message.data)
         except Exception as exc:
             self.error(f"connect:{type(exc).__name__}")
-            return False
+            return "failed", {}
         if first.get("type") != "game":
+            if first.get("error") == "unavailable":
+                return "unavailable", first
             self.error(f"connect:{first.get('error', first.get('type'))}")
-            return False
+            return "failed", first
         game = first["game"]
-        for move in self.spec.moves:  # a game resumed from an earlier phase
+        # The client's own deal, brought to the moves it saw answered.
+        self.state = engine.deal(engine.builtin_variant(self.spec.slug), self.spec.seed)
+        for move in self.spec.moves:
             self.state = engine.apply_move(self.state, engine.parse_move(move))
+        if self.spec.pending is not None:
+            pending = engine.parse_move(self.spec.pending)
+            if game["ply"] == len(self.spec.moves) + 1:
+                self.commit(pending)
+            else:
+                self.spec.pending = None
+                self.line.appendleft(pending)  # not played: send it again
         self.ply = game["ply"]
         if self.ply != len(self.spec.moves) or not view_matches(self.state, game):
             self.error("deal_mismatch")
-            return False
-        return True
+            return "failed", first
+        return "ok", first
+
+    def commit(self, move: engine.AnyMove) -> None:
+        assert self.state is not None
+        self.state = engine.apply_move(self.state, move)
+        self.spec.moves.append(move.to_json())
+        self.spec.pending = None
+
+    async def rejoin(self, deadline: float, answer: dict[str, Any]) -> bool:
+        """Wait as the server asked (or a second), then open the socket again, until the
+        window's end. Return whether the player may go on."""
+        wait = retry_delay(answer, self.rng)
+        while time.monotonic() + wait < deadline:
+            await asyncio.sleep(wait)
+            outcome, first = await self.open_socket()
+            if outcome == "ok":
+                return True
+            if outcome == "failed":
+                return False
+            wait = self.refused(first, "reconnect")
+        return False
 
     async def new_practice_game(self) -> bool:
         if self.ws is not None:
@@ -167,33 +296,41 @@ class Player:
             return False
         self.spec.game_id, self.spec.seed_text, self.spec.moves = game["id"], text, []
         self.spec.seed = engine.practice_seed(text)
+        self.line.clear()
         return await self.connect()
 
     async def play(self, started: float, deadline: float) -> None:
         interval = 1 / self.phase.player_rate if self.phase.player_rate > 0 else 0.0
         await asyncio.sleep(self.rng.uniform(0, interval))  # players do not move in step
         while time.monotonic() < deadline:
-            assert self.state is not None
-            options = [m for m in engine.legal_moves(self.state) if not isinstance(m, engine.Undo)]
-            if not options or self.ply >= self.phase.game_plies:
+            move = self.next_move()
+            if move is None or self.ply >= self.phase.game_plies:
                 if self.spec.mode != "practice" or not await self.new_practice_game():
                     return
                 continue
-            move = self.rng.choice(options)
             sent = time.monotonic()
+            self.report["sent"] += 1
+            self.spec.pending = move.to_json()
             try:
                 await self.ws.send_str(json.dumps({"ply": self.ply, "move": move.to_json()}))
-                answer = await asyncio.wait_for(self.answer(), ANSWER_TIMEOUT)
+                answer = await self.answer()
             except Exception as exc:
                 self.error(f"socket:{type(exc).__name__}")
-                return
+                if not await self.rejoin(deadline, {}):
+                    return
+                continue
             now = time.monotonic()
             if answer.get("type") != "game":
-                self.error(str(answer.get("error")))
-                return
-            self.state = engine.apply_move(self.state, move)
+                if answer.get("error") != "unavailable":
+                    self.error(str(answer.get("error")))
+                    self.spec.pending = None  # refused: not played
+                    return
+                self.refused(answer, "move")
+                if not await self.rejoin(deadline, answer):
+                    return
+                continue
+            self.commit(move)
             self.ply = answer["game"]["ply"]
-            self.spec.moves.append(move.to_json())
             if now <= deadline:
                 self.report["moves"] += 1
                 self.report["latencies"].append((now - sent) * 1000)
@@ -206,11 +343,12 @@ class Player:
     async def answer(self) -> dict[str, Any]:
         """Return the answer to the frame sent at ``self.ply``: an error, or the game at the
         next ply (the push of the new state may overtake the answer; either will do, and a
-        copy of an earlier state is skipped)."""
+        copy of an earlier state is skipped). Raise TimeoutError after ANSWER_TIMEOUT."""
         import aiohttp
 
         while True:
-            message = await self.ws.receive()
+            # receive's own timeout, not wait_for: no task made per move (the clients' CPU)
+            message = await self.ws.receive(timeout=ANSWER_TIMEOUT)
             if message.type != aiohttp.WSMsgType.TEXT:
                 raise ConnectionError(f"socket closed ({self.ws.close_code})")
             data = json.loads(message.data)
@@ -220,34 +358,63 @@ class Player:
                 return data
 
 
+def new_report() -> dict[str, Any]:
+    return {
+        "moves": 0,
+        "sent": 0,
+        "latencies": [],
+        "errors": Counter(),
+        "unavailable": Counter(),
+        "retry_after": [],
+        "stamps": [],
+    }
+
+
 async def players_process(
     specs: list[PlayerSpec], phase: Phase, queue: Any, go: Any, release: Any
 ) -> None:
-    """Connect ``specs``' sockets, wait for the go, play for the phase's duration, report."""
+    """Connect ``specs``' sockets (``phase.connect_concurrency`` handshakes at a time), compute
+    each player's line of moves, wait for the go, play for the phase's duration, report."""
     import aiohttp
 
-    report: dict[str, Any] = {"moves": 0, "latencies": [], "errors": Counter(), "stamps": []}
+    report = new_report()
     connector = aiohttp.TCPConnector(limit=0)
     timeout = aiohttp.ClientTimeout(total=None, sock_connect=CONNECT_TIMEOUT)
+    gate = asyncio.Semaphore(phase.connect_concurrency)
     async with aiohttp.ClientSession(connector=connector, timeout=timeout) as session:
         players = [Player(spec, phase, session, report) for spec in specs]
-        connected = await asyncio.gather(*(p.connect() for p in players))
+
+        async def ready(player: Player) -> bool:
+            async with gate:
+                if not await player.connect():
+                    return False
+            if phase.line:
+                player.prepare(phase.line)
+                await asyncio.sleep(0)  # let the other handshakes go on
+            return True
+
+        connected = await asyncio.gather(*(ready(p) for p in players))
         queue.put(("ready", sum(connected)))
         if not await wait_event(go, 120):
             queue.put(("result", report))
             return
+        probe = LagProbe()
+        probe.start()
         cpu = time.process_time()
         started = time.monotonic()
         deadline = started + phase.duration
         live = [p for p, ok in zip(players, connected, strict=False) if ok]
         await asyncio.gather(*(p.play(started, deadline) for p in live))
         report["client_cpu"] = time.process_time() - cpu
+        report["client_elapsed"] = time.monotonic() - started
+        report["lags"] = probe.stop()
         report["specs"] = [p.spec for p in players]
         for p in players:
             if p.ws is not None:
                 with contextlib.suppress(Exception):
                     await p.ws.close()
-    report["errors"] = dict(report["errors"])
+    for key in ("errors", "unavailable"):
+        report[key] = dict(report[key])
     queue.put(("result", report))
 
 
@@ -259,43 +426,60 @@ ECHO_FRAME = json.dumps(
 
 
 async def echo_process(sockets: int, phase: Phase, queue: Any, go: Any, release: Any) -> None:
-    """Ping-pong a move-sized frame on ``sockets`` echo sockets, paced like the players."""
+    """Ping-pong a move-sized frame on ``sockets`` echo sockets, paced like the players (as
+    fast as answers come when ``phase.player_rate`` is 0)."""
     import aiohttp
 
     report: dict[str, Any] = {"moves": 0, "latencies": [], "errors": Counter()}
     url = f"ws://{HOST}:{phase.port}/echo/"
     interval = 1 / phase.player_rate if phase.player_rate > 0 else 0.0
+    gate = asyncio.Semaphore(phase.connect_concurrency)
+
+    async def open_one(session: aiohttp.ClientSession) -> Any:
+        async with gate:
+            return await session.ws_connect(url, timeout=CONNECT_TIMEOUT)
+
     async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as session:
         sockets_ = await asyncio.gather(
-            *(session.ws_connect(url, timeout=CONNECT_TIMEOUT) for _ in range(sockets)),
-            return_exceptions=True,
+            *(open_one(session) for _ in range(sockets)), return_exceptions=True
         )
         live = [ws for ws in sockets_ if not isinstance(ws, BaseException)]
         report["errors"]["connect"] = len(sockets_) - len(live)
         queue.put(("ready", len(live)))
         await wait_event(go, 120)
-        deadline = time.monotonic() + phase.duration
+        probe = LagProbe()
+        probe.start()
+        cpu = time.process_time()
+        started = time.monotonic()
+        deadline = started + phase.duration
 
         async def pingpong(ws: Any, offset: float) -> None:
             await asyncio.sleep(offset)  # as the players: not in step
             while time.monotonic() < deadline:
                 sent = time.monotonic()
                 await ws.send_str(ECHO_FRAME)
-                await asyncio.wait_for(ws.receive(), ANSWER_TIMEOUT)
+                await ws.receive(timeout=ANSWER_TIMEOUT)
                 now = time.monotonic()
-                report["moves"] += 1
-                report["latencies"].append((now - sent) * 1000)
+                if now <= deadline:
+                    report["moves"] += 1
+                    report["latencies"].append((now - sent) * 1000)
                 pause = interval - (now - sent)
                 if pause > 0:
-                    await asyncio.sleep(pause)
+                    await asyncio.sleep(min(pause, max(0.0, deadline - now)))
 
         rng = random.Random(phase.seed)
-        await asyncio.gather(
+        outcomes = await asyncio.gather(
             *(pingpong(ws, rng.uniform(0, interval)) for ws in live), return_exceptions=True
         )
+        report["client_cpu"] = time.process_time() - cpu
+        report["client_elapsed"] = time.monotonic() - started
+        report["lags"] = probe.stop()
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException):
+                report["errors"][f"socket:{type(outcome).__name__}"] += 1
         for ws in live:
             await ws.close()
-    report["errors"] = dict(report["errors"])
+    report["errors"] = {k: v for k, v in report["errors"].items() if v}
     queue.put(("result", report))
 
 
