@@ -54,10 +54,10 @@ export async function homeView(root) {
   }
   const mine = await myTodaysGames(daily);
   const bySlug = new Map(variants.map((variant) => [variant.slug, variant]));
-  const items = daily.map((deal) => dealItem(deal, bySlug.get(deal.variant), mine.get(deal.variant), message, notice));
+  const items = daily.map((deal) => dealItem(deal, bySlug.get(deal.variant), mine.get(deal.variant)));
   for (const variant of variants) {
     if (!daily.some((deal) => deal.variant === variant.slug)) {
-      items.push(dealItem(null, variant, null, message, notice));
+      items.push(dealItem(null, variant, null));
     }
   }
   mount(list, items);
@@ -101,7 +101,10 @@ async function myTodaysGames(daily) {
   return found;
 }
 
-/** Start a game; while the server is busy, try again a few times, saying so in `notice`. */
+/**
+ * Start a game; while the server is busy, try again a few times, saying so in `notice`. `message`
+ * and `notice` are the deal's own, beside the button pressed (on a phone the page's top is far).
+ */
 async function startGame(body, message, notice, buttons) {
   if (!session.player) {
     askForIdentity(t("Pick a nickname first (or log in), then start the game."));
@@ -170,7 +173,7 @@ function difficultyFacts(deal) {
   return facts;
 }
 
-function dealItem(deal, variant, mine, message, notice) {
+function dealItem(deal, variant, mine) {
   const slug = (deal && deal.variant) || variant.slug;
   const name = (variant && variant.name) || slug;
   const headingId = `deal-${slug}`;
@@ -182,6 +185,8 @@ function dealItem(deal, variant, mine, message, notice) {
   const seedId = `seed-${slug}`;
   const seed = h("input", { id: seedId, class: "seed-text", placeholder: t("any text, or blank") });
   const buttons = [play, practice];
+  const message = h("div", { class: "deal-message", "aria-live": "polite" });
+  const notice = new RetryNotice(null);
   play.addEventListener("click", () => {
     if (mine) location.hash = `#/play/${encodeURIComponent(mine.game.id)}`;
     else startGame({ variant: slug, mode: "daily" }, message, notice, buttons);
@@ -241,6 +246,8 @@ function dealItem(deal, variant, mine, message, notice) {
       seed,
       practice,
     ),
+    notice.el,
+    message,
     h("nav", { class: "deal-links", "aria-label": t("{name}: more", { name }) }, links),
   );
 }
