@@ -10,6 +10,7 @@ subprocess. Its database is a fresh SQLite file, or, when ``DATABASE_URL`` point
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -150,19 +151,32 @@ def browser() -> Iterator[Any]:
 def new_page(browser: Any, server: str) -> Iterator[Any]:
     """Return a factory of pages, each in its own context (its own cookies), at 1280×800 or
     ``viewport`` (width, height), with any other option of a Playwright context (``has_touch``);
-    a JavaScript error or a console error fails the test."""
+    a JavaScript error or a console error fails the test, but for the console errors that match
+    one of ``expected_console`` (the browser's own log of an answer the test provoked, such as
+    "Failed to load resource: … 503")."""
     contexts = []
     errors: list[str] = []
 
-    def make(viewport: tuple[int, int] = (1280, 800), **options: Any) -> Any:
+    def make(
+        viewport: tuple[int, int] = (1280, 800),
+        expected_console: tuple[str, ...] = (),
+        **options: Any,
+    ) -> Any:
         width, height = viewport
         size = {"width": width, "height": height}
         context = browser.new_context(viewport=size, base_url=server, **options)
         context.set_default_timeout(10_000)
         contexts.append(context)
         page = context.new_page()
+
+        def on_console(message: Any) -> None:
+            if message.type != "error":
+                return
+            if not any(re.search(pattern, message.text) for pattern in expected_console):
+                errors.append(f"console: {message.text}")
+
         page.on("pageerror", lambda error: errors.append(str(error)))
-        page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
+        page.on("console", on_console)
         return page
 
     yield make

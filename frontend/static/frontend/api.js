@@ -1,15 +1,21 @@
 // The public API client: JSON over fetch with the session cookie and CSRF token, and WebSocket URLs.
 // The server words its errors (`detail`) in the page's language; the client's own in t().
+import { retryAfterOf, retryDelay, sleep } from "./backoff.js";
 import { t } from "./i18n.js";
 
+/** How many times apiPatient() sends a request again after a 503 before it gives up. */
+export const BUSY_RETRIES = 3;
+
 export class ApiError extends Error {
-  constructor(status, body) {
+  constructor(status, body, retryAfter = null) {
     const detail = (body && body.detail) || t("The server answered {status}.", { status });
     super(detail);
     this.status = status;
     this.code = (body && body.error) || "error";
     this.detail = detail;
     this.body = body || {};
+    // Seconds the server asked to wait (`retry_after`, else the Retry-After header), or null.
+    this.retryAfter = retryAfterOf(body) ?? retryAfter;
   }
 }
 
@@ -61,8 +67,31 @@ export async function api(method, path, body) {
       data = null;
     }
   }
-  if (!response.ok) throw new ApiError(response.status, data);
+  if (!response.ok) throw new ApiError(response.status, data, retryAfterHeader(response));
   return data;
+}
+
+function retryAfterHeader(response) {
+  const value = Number(response.headers.get("Retry-After") ?? "");
+  return response.headers.has("Retry-After") && Number.isFinite(value) && value >= 0 ? value : null;
+}
+
+/**
+ * Call the API like api(), sending the request again while the server answers 503 (busy, or its
+ * database away): after each refusal wait retryDelay() — retry_after × (1 + random) — at most
+ * `retries` times, then reject with the last refusal. `onWait(ms)` hears of each wait before it.
+ */
+export async function apiPatient(method, path, body, { retries = BUSY_RETRIES, onWait = () => {} } = {}) {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await api(method, path, body);
+    } catch (error) {
+      if (error.status !== 503 || attempt > retries) throw error;
+      const ms = retryDelay(attempt, error.retryAfter);
+      onWait(ms);
+      await sleep(ms);
+    }
+  }
 }
 
 /** Return the ws:// or wss:// URL of a path on this host. */

@@ -1,6 +1,7 @@
 // Home: today's daily deals with my status on each, difficulty and certification, live counts,
 // a countdown to the next deal, and links to play, the board, past days and the rules.
-import { api } from "./api.js";
+import { api, apiPatient } from "./api.js";
+import { RetryNotice } from "./backoff.js";
 import { countdown } from "./countdown.js";
 import { h, mount, say } from "./dom.js";
 import { t, tn } from "./i18n.js";
@@ -9,6 +10,7 @@ import { askForIdentity, session } from "./identity.js";
 export async function homeView(root) {
   const message = h("div", { class: "messages", "aria-live": "polite", id: "home-message" });
   const list = h("ul", { class: "deals", id: "deals", "aria-busy": "true" });
+  const notice = new RetryNotice("home-retry");
   const clock = countdown({ id: "next-deal", onNewDay: () => window.dispatchEvent(new HashChangeEvent("hashchange")) });
   mount(
     root,
@@ -26,25 +28,36 @@ export async function homeView(root) {
         ),
       ),
       message,
+      notice.el,
       list,
     ),
   );
-  const stop = () => clock.stop();
+  const stop = () => {
+    clock.stop();
+    notice.clear();
+  };
   let daily;
   let variants;
   try {
-    [daily, variants] = await Promise.all([api("GET", "/api/daily/"), api("GET", "/api/variants/")]);
+    // The list is what everyone opens at the day's rollover: a busy server's 503 is tried again.
+    const patiently = { onWait: (ms) => notice.show(ms) };
+    [daily, variants] = await Promise.all([
+      apiPatient("GET", "/api/daily/", undefined, patiently),
+      apiPatient("GET", "/api/variants/", undefined, patiently),
+    ]);
+    notice.clear();
   } catch (error) {
+    notice.clear();
     say(message, t("Today's deals cannot be loaded: {detail}", { detail: error.detail }), "error");
     list.removeAttribute("aria-busy");
     return stop;
   }
   const mine = await myTodaysGames(daily);
   const bySlug = new Map(variants.map((variant) => [variant.slug, variant]));
-  const items = daily.map((deal) => dealItem(deal, bySlug.get(deal.variant), mine.get(deal.variant), message));
+  const items = daily.map((deal) => dealItem(deal, bySlug.get(deal.variant), mine.get(deal.variant)));
   for (const variant of variants) {
     if (!daily.some((deal) => deal.variant === variant.slug)) {
-      items.push(dealItem(null, variant, null, message));
+      items.push(dealItem(null, variant, null));
     }
   }
   mount(list, items);
@@ -88,17 +101,25 @@ async function myTodaysGames(daily) {
   return found;
 }
 
-async function startGame(body, message, buttons) {
+/**
+ * Start a game; while the server is busy, try again a few times, saying so in `notice`. `message`
+ * and `notice` are the deal's own, beside the button pressed (on a phone the page's top is far).
+ */
+async function startGame(body, message, notice, buttons) {
   if (!session.player) {
     askForIdentity(t("Pick a nickname first (or log in), then start the game."));
     return;
   }
   for (const button of buttons) button.disabled = true;
+  say(message, "");
   try {
-    const game = await api("POST", "/api/games/", body);
+    const game = await apiPatient("POST", "/api/games/", body, { onWait: (ms) => notice.show(ms) });
+    notice.clear();
     location.hash = `#/play/${encodeURIComponent(game.id)}`;
   } catch (error) {
+    notice.clear();
     if (error.status === 401 || error.status === 403) askForIdentity(error.detail);
+    else if (error.status === 503) say(message, t("The service is too busy to start the game now: try again in a minute."), "error");
     else say(message, error.detail, "error");
     for (const button of buttons) button.disabled = false;
   }
@@ -152,7 +173,7 @@ function difficultyFacts(deal) {
   return facts;
 }
 
-function dealItem(deal, variant, mine, message) {
+function dealItem(deal, variant, mine) {
   const slug = (deal && deal.variant) || variant.slug;
   const name = (variant && variant.name) || slug;
   const headingId = `deal-${slug}`;
@@ -164,14 +185,16 @@ function dealItem(deal, variant, mine, message) {
   const seedId = `seed-${slug}`;
   const seed = h("input", { id: seedId, class: "seed-text", placeholder: t("any text, or blank") });
   const buttons = [play, practice];
+  const message = h("div", { class: "deal-message", "aria-live": "polite" });
+  const notice = new RetryNotice(null);
   play.addEventListener("click", () => {
     if (mine) location.hash = `#/play/${encodeURIComponent(mine.game.id)}`;
-    else startGame({ variant: slug, mode: "daily" }, message, buttons);
+    else startGame({ variant: slug, mode: "daily" }, message, notice, buttons);
   });
   practice.addEventListener("click", () => {
     const body = { variant: slug, mode: "practice" };
     if (seed.value.trim()) body.seed = seed.value.trim();
-    startGame(body, message, buttons);
+    startGame(body, message, notice, buttons);
   });
   if (!deal) play.disabled = true;
   const links = [];
@@ -223,6 +246,8 @@ function dealItem(deal, variant, mine, message) {
       seed,
       practice,
     ),
+    notice.el,
+    message,
     h("nav", { class: "deal-links", "aria-label": t("{name}: more", { name }) }, links),
   );
 }

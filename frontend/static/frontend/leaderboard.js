@@ -1,5 +1,6 @@
 // The leaderboard of one daily deal, kept live by the deal's WebSocket.
 import { api, socketUrl } from "./api.js";
+import { RetryNotice, retryAfterOf, retryDelay } from "./backoff.js";
 import { h, mount, say, formatDuration } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { session } from "./identity.js";
@@ -31,6 +32,7 @@ export async function leaderboardView(root, slug, date) {
   );
   const feed = h("ol", { class: "feed", id: "live-feed", "aria-live": "polite", "aria-relevant": "additions" });
   const liveState = h("span", { class: "live-state", id: "live-state" }, t("connecting…"));
+  const notice = new RetryNotice("live-retry");
   mount(
     root,
     h(
@@ -45,6 +47,7 @@ export async function leaderboardView(root, slug, date) {
           "aside",
           { class: "live", "aria-label": t("Live progress") },
           h("h3", {}, t("Live"), " ", liveState),
+          notice.el,
           feed,
         ),
       ),
@@ -114,23 +117,38 @@ export async function leaderboardView(root, slug, date) {
     );
   }
 
+  // The deal's socket, opened again after a wait when lost (at most RECONNECTS times in a row) or
+  // refused by a busy server (always, after its retry_after × (1 + random): backoff.js).
+  const RECONNECTS = 5;
   let socket = null;
   let closed = false;
-  let attempts = 0;
+  let failures = 0;
+  let timer = null;
   const connect = () => {
     if (closed) return;
-    socket = new WebSocket(socketUrl(`/ws/daily/${path}/`));
-    socket.addEventListener("open", () => {
-      attempts = 0;
-      liveState.textContent = t("connected");
-      liveState.dataset.state = "open";
-    });
-    socket.addEventListener("message", (event) => {
+    const current = new WebSocket(socketUrl(`/ws/daily/${path}/`));
+    socket = current;
+    let greeted = false;
+    let refusal = null;
+    current.addEventListener("message", (event) => {
       let data;
       try {
         data = JSON.parse(event.data);
       } catch {
         return;
+      }
+      if (data.type === "error") {
+        if (data.error === "unavailable") refusal = data;
+        return;
+      }
+      if (!greeted) {
+        // The first push, not the open: a busy server opens a socket only to refuse it.
+        greeted = true;
+        failures = 0;
+        notice.clear();
+        liveState.textContent = t("connected");
+        liveState.dataset.state = "open";
+        delete liveState.dataset.retryMs;
       }
       if (data.type === "leaderboard") showEntries(data.entries || []);
       if (data.type === "progress") {
@@ -147,18 +165,22 @@ export async function leaderboardView(root, slug, date) {
         while (feed.children.length > 30) feed.lastChild.remove();
       }
     });
-    socket.addEventListener("close", () => {
+    current.addEventListener("close", () => {
       liveState.textContent = t("disconnected");
       liveState.dataset.state = "closed";
-      if (!closed && attempts < 5) {
-        attempts += 1;
-        setTimeout(connect, 1000 * attempts);
-      }
+      if (closed || (!refusal && failures >= RECONNECTS)) return;
+      failures += 1;
+      const delay = retryDelay(failures, refusal ? retryAfterOf(refusal) : null);
+      liveState.dataset.retryMs = String(Math.round(delay));
+      if (refusal) notice.show(delay);
+      timer = setTimeout(connect, delay);
     });
   };
   connect();
   return () => {
     closed = true;
+    clearTimeout(timer);
+    notice.clear();
     if (socket) socket.close();
   };
 }

@@ -2,6 +2,7 @@
 // and the game's WebSocket (REST when it is not open). The ply always comes from the server's
 // latest answer; the table's reading of the rules (rules.js) only guides the player.
 import { api, socketUrl } from "./api.js";
+import { RetryNotice, retryAfterOf, retryDelay } from "./backoff.js";
 import { buildBoard, fitBoard, pileKind, pileTitle } from "./board.js";
 import { cardShort, prettyCards } from "./cards.js";
 import { formatDuration, h, mount, say } from "./dom.js";
@@ -12,6 +13,7 @@ const DOUBLE_MS = 350; // two clicks or taps on the same card this close togethe
 const DRAG_PX = 8; // a press that travels this far is a drag, not a click
 const AUTO_KEY = "daily-patience:auto-foundations";
 const ONE_CLICK_KEY = "daily-patience:one-click";
+const RECONNECTS = 5; // lost sockets in a row opened again (a busy server's refusal: always)
 
 async function variantDetail(slug) {
   try {
@@ -117,7 +119,8 @@ class PlayView {
     this.pending = [];
     this.queue = Promise.resolve();
     this.closed = false;
-    this.reconnects = 0;
+    this.failures = 0; // sockets in a row that closed before their greeting, or were lost
+    this.retryTimer = null;
     this.drag = null;
     this.suppressClick = false;
     this.lastPress = null;
@@ -131,6 +134,7 @@ class PlayView {
 
   async start() {
     this.message = h("div", { class: "messages", id: "play-message", "aria-live": "polite" });
+    this.notice = new RetryNotice("play-retry");
     this.heading = h("h2", { id: "play-title" }, t("Loading the game…"));
     this.info = h("p", { class: "game-info" });
     this.stats = h("dl", { class: "stats", "aria-label": t("Game status") });
@@ -144,6 +148,7 @@ class PlayView {
       { class: "play", "aria-labelledby": "play-title" },
       h("div", { class: "play-head" }, h("div", { class: "play-title" }, this.heading, this.info), this.stats, this.controls),
       this.banner,
+      this.notice.el,
       this.message,
       this.boardArea,
       this.announcer,
@@ -187,21 +192,23 @@ class PlayView {
     window.removeEventListener("resize", this.onResize);
     document.removeEventListener("keydown", this.onKey);
     clearInterval(this.clockTimer);
+    clearTimeout(this.retryTimer);
+    this.notice.clear();
     if (this.socket) this.socket.close();
   }
 
   // ---- the game's WebSocket ----
 
   connect() {
+    this.retryTimer = null;
     if (this.closed || this.game.status !== "playing") return;
     const socket = new WebSocket(socketUrl(`/ws/games/${encodeURIComponent(this.gameId)}/`));
     this.socket = socket;
     // The server greets a new socket with the game; until then moves go over REST, so that the
-    // greeting is never taken for the answer to a move.
+    // greeting is never taken for the answer to a move. A busy server answers a new socket with
+    // an `unavailable` error instead, and closes it: that is no greeting.
     this.socketReady = false;
-    socket.addEventListener("open", () => {
-      this.reconnects = 0;
-    });
+    let refusal = null;
     socket.addEventListener("message", (event) => {
       let data;
       try {
@@ -209,10 +216,21 @@ class PlayView {
       } catch {
         return;
       }
+      if (data.type === "error" && data.error === "unavailable") {
+        // The socket is refused (at open, or later): not the answer to a move. Its close resolves
+        // any move in flight as lost, and the move is then sent again.
+        refusal = data;
+        socket.close();
+        return;
+      }
       if (!this.socketReady) {
+        if (data.type !== "game" || !data.game) return;
         this.socketReady = true;
+        this.failures = 0;
+        this.notice.clear();
+        this.section.removeAttribute("data-retry-ms");
         this.section.setAttribute("data-socket", "open");
-        if (data.type === "game" && data.game) this.setGame(data.game);
+        this.setGame(data.game);
         return;
       }
       const waiting = this.pending.shift();
@@ -220,18 +238,33 @@ class PlayView {
       else if (data.type === "game" && data.game) this.setGame(data.game);
     });
     socket.addEventListener("close", () => {
+      if (this.socket !== socket) return;
+      this.socket = null;
+      this.socketReady = false;
       this.section.setAttribute("data-socket", "closed");
-      if (this.socket === socket) {
-        this.socket = null;
-        this.socketReady = false;
-      }
       const waiting = this.pending.splice(0);
       for (const resolve of waiting) resolve({ type: "error", error: "disconnected", detail: "" });
-      if (!this.closed && this.game && this.game.status === "playing" && this.reconnects < 5) {
-        this.reconnects += 1;
-        setTimeout(() => this.connect(), 1000 * this.reconnects);
-      }
+      this.reconnectLater(refusal);
     });
+  }
+
+  /**
+   * Open the socket again after a wait: retry_after × (1 + random) when the server refused it as
+   * busy (always, at its pace), else a backoff with jitter that grows with each loss in a row (at
+   * most RECONNECTS of them). Moves go over REST meanwhile.
+   */
+  reconnectLater(refusal) {
+    if (this.closed || !this.game || this.game.status !== "playing") return;
+    const busy = Boolean(refusal);
+    if (!busy && this.failures >= RECONNECTS) return;
+    this.failures += 1;
+    const delay = retryDelay(this.failures, busy ? retryAfterOf(refusal) : null);
+    this.section.setAttribute("data-retry-ms", String(Math.round(delay)));
+    if (busy) this.notice.show(delay);
+    else this.notice.clear();
+    this.section.setAttribute("data-socket", busy ? "waiting" : "closed");
+    clearTimeout(this.retryTimer);
+    this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 
   transport(payload) {
@@ -262,8 +295,17 @@ class PlayView {
       return false;
     }
     const before = this.game;
+    const ply = this.game.ply;
     this.section.setAttribute("aria-busy", "true");
-    const answer = await this.transport({ ply: this.game.ply, move });
+    let answer = await this.transport({ ply, move });
+    let again = false;
+    if (answer.error === "disconnected") {
+      // The socket closed with the move in flight: send it again, over REST while the socket is
+      // down. Its ply makes that safe: a move the server had already applied is refused as
+      // stale_ply (the reload below then shows it), never applied twice.
+      again = true;
+      answer = await this.transport({ ply, move });
+    }
     this.section.removeAttribute("aria-busy");
     if (answer.type === "game" && answer.game) {
       this.arrived = move.type === "move" ? move.to : null;
@@ -275,7 +317,11 @@ class PlayView {
     }
     if (answer.error === "stale_ply" || answer.error === "disconnected" || answer.error === "game_over") {
       await this.reload();
-      if (answer.error === "stale_ply") say(this.message, t("The game had moved on elsewhere: reloaded it."), "note");
+      // A move sent again and refused as stale most often reached the server the first time:
+      // the reload shows the game as it is, and needs no word.
+      if (answer.error === "stale_ply" && again) {
+        if (!quiet) say(this.message, "");
+      } else if (answer.error === "stale_ply") say(this.message, t("The game had moved on elsewhere: reloaded it."), "note");
       else if (answer.error === "game_over") say(this.message, t("This game is over."), "error");
       return false;
     }
