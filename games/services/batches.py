@@ -57,11 +57,10 @@ STATS_SECONDS = 5.0
 
 BATCH_SQL = f"""
 WITH input AS (
-    SELECT * FROM unnest(
-        %(game)s::text[], %(ply)s::int[], %(player)s::bigint[], %(today)s::date[],
-        %(state)s::jsonb[], %(foundation_cards)s::int[], %(stuck)s::bool[],
-        %(can_undo)s::bool[], %(at)s::timestamptz[], %(move)s::jsonb[], %(seal)s::text[]
-    ) AS i(game, ply, player, today, state, foundation_cards, stuck, can_undo, at, move, seal)
+    SELECT * FROM jsonb_to_recordset(%(rows)s::jsonb) AS i(
+        game text, ply int, player bigint, today date, state jsonb, foundation_cards int,
+        stuck bool, can_undo bool, at timestamptz, move jsonb, seal text
+    )
 ), moved AS (
     UPDATE {Game._meta.db_table} AS g
     SET ply = g.ply + 1,
@@ -96,9 +95,6 @@ CROSS JOIN committing
 JOIN {Variant._meta.db_table} AS v ON v.id = moved.variant_id
 LEFT JOIN {Deal._meta.db_table} AS d ON d.id = moved.deal_id
 """
-
-COLUMNS = ("game", "ply", "player", "today", "state", "foundation_cards", "stuck", "can_undo")
-COLUMNS += ("at", "move", "seal")
 
 
 @dataclass
@@ -187,7 +183,9 @@ class Writer:
             self._start()
 
     async def _execute(self, batch: list[Pending]) -> list[tuple[Any, ...]]:
-        params: dict[str, Any] = {name: [p.row[name] for p in batch] for name in COLUMNS}
+        # One JSON document of every row: PostgreSQL parses it once, where arrays of JSON text
+        # cost psycopg an escaping pass per element (a third of a worker's time, profiled).
+        params: dict[str, Any] = {"rows": json.dumps([pending.row for pending in batch])}
         params["playing"] = Game.Status.PLAYING.value
         params["daily"] = Game.Mode.DAILY.value
         params["synchronous_commit"] = "on" if settings.MOVES_SYNCHRONOUS_COMMIT else "off"
@@ -250,13 +248,13 @@ def move_row(*, game_id: str, player: Player, ply: int, move: Any, state: State)
         "game": game_id,
         "ply": ply,
         "player": player.pk,
-        "today": now.date(),  # the day of clock.today(), at the move's own moment
-        "state": json.dumps(state_to_json(state)),
+        "today": now.date().isoformat(),  # the day of clock.today(), at the move's own moment
+        "state": state_to_json(state),
         "foundation_cards": state.foundation_cards(),
         "stuck": is_stuck(state),
         "can_undo": state.previous is not None,
-        "at": now,
-        "move": json.dumps(logged),
+        "at": now.isoformat(),
+        "move": logged,
         "seal": move_seal(game_id=game_id, ply=ply, move=logged, at=now),
     }
 
