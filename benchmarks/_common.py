@@ -80,7 +80,7 @@ def service_env(database_url: str, redis_url: str, deal_secret: str) -> dict[str
         SECRET_KEY=secrets.token_urlsafe(50),
         DEAL_SECRET=deal_secret,
         ALLOWED_HOSTS=HOST,
-        LOG_LEVEL="WARNING",
+        LOG_LEVEL=os.environ.get("BENCH_LOG_LEVEL", "WARNING"),
         **BENCH_THROTTLES,
     )
     return env
