@@ -248,6 +248,14 @@ class Game(models.Model):
         default=False, help_text="Shown to players; ranking reads only sealed results."
     )
     assisted = models.BooleanField(default=False, help_text="A hint was taken.")
+    hint_line = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The winning line hints follow while the player does (MOVEs; secret).",
+    )
+    hint_ply = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The ply the hint line starts at."
+    )
     started_at = models.DateTimeField()
     first_move_at = models.DateTimeField(null=True, blank=True)
     last_move_at = models.DateTimeField(null=True, blank=True)
