@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import subprocess
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -249,3 +251,39 @@ def test_a_pool_that_broke_between_two_hints_is_replaced_before_the_search(
     # then a new pool searched it
     assert refused == [1]
     assert (answer.status_code, answer.json()["move"]) == (200, hint_workers.DEAL)
+
+
+def test_a_worker_starts_its_hint_processes_as_it_loads() -> None:
+    # given a fresh interpreter, as a worker starts
+    probe = (
+        "import config.asgi; from games.services import hints; "
+        "print(len(hints._pool._executor._processes))"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "HINT_PROCESSES": "2"}
+
+    # when it loads the application
+    started = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60
+    )
+
+    # then both hint processes are started, before any hint
+    assert started.returncode == 0, started.stderr
+    assert started.stdout.split() == ["2"]
+
+
+def test_the_first_hint_of_a_warm_pool_is_found_within_its_budget(join, pool, settings) -> None:
+    # given a pool started with the worker, its child ready
+    settings.HINT_SECONDS = 1
+    hints.warm_hint_pool()
+    executor = hints._pool._executor
+    assert executor is not None and len(executor._processes) == 1
+    assert hints._pool.run(hintworker.ready, wait_seconds=30) is True
+    alice = join("Alice")
+    game = practice(alice)
+
+    # when Alice asks her first hint
+    answer = alice.get(f"/api/games/{game['id']}/hint/")
+
+    # then the started child found it within the second a hint may take
+    assert answer.json()["move"] is not None
+    assert hints._pool._executor is executor and len(executor._processes) == 1
