@@ -170,6 +170,11 @@ class Deal(models.Model):
     certified = models.BooleanField(
         default=False, help_text="The solver proved the deal winnable before it was served."
     )
+    checking = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Made on demand, uncertified: the solver is yet to decide it (the scheduler).",
+    )
     difficulty = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="1 (easy) to 5 (hard), from the solver's effort."
     )

@@ -144,8 +144,12 @@ function difficultyFacts(deal) {
       h("dt", {}, t("This deal")),
       h(
         "dd",
-        { dataset: { certified: deal.certified ? "yes" : "no" } },
-        deal.certified ? `✓ ${t("Proved winnable")}` : t("Not proved winnable"),
+        { dataset: { certified: deal.certified ? "yes" : deal.checking ? "checking" : "no" } },
+        deal.certified
+          ? `✓ ${t("Proved winnable")}`
+          : deal.checking
+            ? t("Being checked by the solver")
+            : t("Not proved winnable"),
       ),
     ),
   );
