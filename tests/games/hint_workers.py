@@ -34,12 +34,3 @@ def wait_for_release(folder: str, payload: dict[str, Any], budget_seconds: float
     while not release.exists() and time.monotonic() < give_up:
         time.sleep(0.01)
     return {"outcome": "won", "line": [DEAL]}
-
-
-FAR_MOVE = {"type": "move", "from": "tableau-0", "to": "tableau-1", "count": 1}
-
-
-def slow_hint(payload: dict[str, Any], budget_seconds: float) -> dict[str, Any]:
-    """Answer a won line after a second."""
-    time.sleep(1)
-    return {"outcome": "won", "line": [FAR_MOVE]}

@@ -20,10 +20,8 @@ from games.engine import (
 )
 from games.models import Deal, Game, Move
 from games.services import engine_state, hints
-from tests.games import hint_workers
 
 NOON = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
-GOES_ON = "The search for a winning line goes on: ask again in a moment for its answer."
 
 
 @pytest.fixture
@@ -138,26 +136,6 @@ def test_three_hints_at_one_position_are_the_same_hint_from_one_search(join, sea
     assert answers[0]["move"] is not None
     assert answers == [answers[0]] * 3
     assert len(searches) == 1
-
-
-def test_a_search_still_going_on_says_so_then_answers_what_it_found(
-    join, settings, monkeypatch
-) -> None:
-    # given a pool whose search is slower than the request's wait
-    settings.HINT_PROCESSES = 1
-    monkeypatch.setattr(hints.hintworker, "search", hint_workers.slow_hint)
-    alice = join("Alice")
-    game = practice(alice)
-
-    # when she asks three times at one position, the last time long enough
-    settings.HINT_SECONDS = 0.01
-    first, second = hint(alice, game), hint(alice, game)
-    settings.HINT_SECONDS = 5
-    third = hint(alice, game)
-
-    # then
-    assert first == second == {"move": None, "detail": GOES_ON}
-    assert third["move"] == hint_workers.FAR_MOVE
 
 
 def test_a_daily_game_follows_the_line_that_certified_its_deal(join, searches) -> None:
