@@ -256,11 +256,15 @@ def _busy() -> ServiceError:
     )
 
 
-def _keep(key: tuple[str, int], future: Future[Any]) -> None:
+def _search_started(key: tuple[str, int], pool: HintPool, payload: dict[str, Any]) -> Future[Any]:
+    """Return the search of ``key`` this process has made or is making, else start it."""
     with _searches_lock:
-        _searches[key] = future
-        while len(_searches) > KEPT_SEARCHES:
-            _searches.popitem(last=False)
+        future = _searches.get(key)
+        if future is None:
+            future = _searches[key] = pool.submit(hintworker.search, payload, search_seconds())
+            while len(_searches) > KEPT_SEARCHES:
+                _searches.popitem(last=False)
+        return future
 
 
 def _forget(key: tuple[str, int], future: Future[Any]) -> None:
@@ -278,23 +282,17 @@ def _search(game: Game, log: list[Any], state: State) -> dict[str, Any]:
     if pool is None:
         return _search_in_thread(payload)
     key = (game.pk, game.ply)
-    with _searches_lock:
-        future = _searches.get(key)
-    if future is None:
-        try:
-            future = pool.submit(hintworker.search, payload, search_seconds())
-        except PoolBusy:
-            raise _busy() from None
-        except PoolUnavailable as error:
-            logger.warning("hint processes cannot be started (%s); searching in-thread", error)
-            _processes_unavailable = True
-            return _search_in_thread(payload)
-        except BrokenProcessPool:
-            logger.error("the hint pool cannot take a search; it is replaced")
-            raise ServiceError(
-                ErrorCode.UNAVAILABLE, gettext(BROKEN_DETAIL), retry_after=1
-            ) from None
-        _keep(key, future)
+    try:
+        future = _search_started(key, pool, payload)
+    except PoolBusy:
+        raise _busy() from None
+    except PoolUnavailable as error:
+        logger.warning("hint processes cannot be started (%s); searching in-thread", error)
+        _processes_unavailable = True
+        return _search_in_thread(payload)
+    except BrokenProcessPool:
+        logger.error("the hint pool cannot take a search; it is replaced")
+        raise ServiceError(ErrorCode.UNAVAILABLE, gettext(BROKEN_DETAIL), retry_after=1) from None
     try:
         answer: dict[str, Any] = future.result(
             timeout=settings.HINT_SECONDS + DEADLINE_MARGIN_SECONDS
