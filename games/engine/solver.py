@@ -30,8 +30,8 @@ changed in place and changed back), with its own move generation, checked agains
 The line of a ``won`` result holds moves a player could send (no undo), and replays with the
 engine from the given position to a won one. A game's hint passes ``avoid`` and ``after``
 (``_Avoid``): the positions to avoid go into each pass's table before it starts, and the first
-moves ruled out are struck from the starting position's moves. Every call builds its own tables: there is no
-mutable global state, so calls may run in several threads at once.
+moves ruled out are struck from the starting position's moves. Every call builds its own
+tables: there is no mutable global state, so calls may run in several threads at once.
 """
 
 from __future__ import annotations
