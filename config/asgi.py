@@ -22,6 +22,7 @@ from channels.sessions import SessionMiddlewareStack  # noqa: E402
 from config.collector import tune_collector  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 from core.admission import AdmissionGuard  # noqa: E402
+from games.services.hints import warm_hint_pool  # noqa: E402
 from games.ws.auth import PlayerAuthMiddleware  # noqa: E402
 from games.ws.base import SocketGuard  # noqa: E402
 
@@ -38,3 +39,6 @@ application = ProtocolTypeRouter(
 
 # Everything the worker needs is loaded: freeze it out of the collector's scans.
 tune_collector()
+
+# The hint search's child processes start with the worker, not on the first hint.
+warm_hint_pool()

@@ -215,6 +215,9 @@ GC_THRESHOLD = config_env.gc_threshold(ENV)
 DEAL_ATTEMPTS = config_env.env_count(ENV, "DEAL_ATTEMPTS", 5, least=1)
 DEAL_CERTIFY_SECONDS = config_env.env_seconds(ENV, "DEAL_CERTIFY_SECONDS", 10, most=3600)
 HINT_SECONDS = config_env.env_seconds(ENV, "HINT_SECONDS", 1, most=60)
+# How long a hint's search may go on after its request stopped waiting (HINT_SECONDS): the
+# player asking again at that position gets its answer (never less than HINT_SECONDS).
+HINT_SEARCH_SECONDS = config_env.env_seconds(ENV, "HINT_SEARCH_SECONDS", 5, most=600)
 # Child processes of each worker that search hints (games/services/hints.py); 0 searches in the
 # request's thread.
 HINT_PROCESSES = config_env.env_count(ENV, "HINT_PROCESSES", 1, least=0)

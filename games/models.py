@@ -170,6 +170,11 @@ class Deal(models.Model):
     certified = models.BooleanField(
         default=False, help_text="The solver proved the deal winnable before it was served."
     )
+    checking = models.BooleanField(
+        default=False,
+        db_default=False,
+        help_text="Made on demand, uncertified: the solver is yet to decide it (the scheduler).",
+    )
     difficulty = models.PositiveSmallIntegerField(
         null=True, blank=True, help_text="1 (easy) to 5 (hard), from the solver's effort."
     )
@@ -248,6 +253,14 @@ class Game(models.Model):
         default=False, help_text="Shown to players; ranking reads only sealed results."
     )
     assisted = models.BooleanField(default=False, help_text="A hint was taken.")
+    hint_line = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The winning line hints follow while the player does (MOVEs; secret).",
+    )
+    hint_ply = models.PositiveIntegerField(
+        null=True, blank=True, help_text="The ply the hint line starts at."
+    )
     started_at = models.DateTimeField()
     first_move_at = models.DateTimeField(null=True, blank=True)
     last_move_at = models.DateTimeField(null=True, blank=True)

@@ -51,6 +51,8 @@ def deal_payload(deal: Deal, *, players: int, finished: int) -> dict[str, Any]:
         "finished": finished,
         "attempt": deal.attempt,
         "certified": deal.certified,
+        # Made on demand: the solver is yet to decide it (certified where it stands if it can).
+        "checking": deal.checking,
         "difficulty": deal.difficulty,
         # The winning line's length tells something of the deal: published once the day is over.
         "par": deal.par if day_is_over(deal.date) else None,

@@ -267,6 +267,11 @@ def replay_positions(game: Game, *, offset: int, limit: int) -> dict[str, Any]:
     }
 
 
+def deals_checking() -> bool:
+    """Whether a deal made on demand waits for the solver's check."""
+    return Deal.objects.filter(checking=True).exists()
+
+
 def regenerations_pending() -> bool:
     """Whether an admin has asked for a deal to be regenerated that is not done yet."""
     return Deal.objects.filter(regeneration_requested_at__isnull=False).exists()

@@ -162,6 +162,10 @@ class DealBody(serializers.Serializer):
         help_text="The attempt of docs/deals.md the day's deal uses."
     )
     certified = serializers.BooleanField(help_text="The solver proved the deal winnable.")
+    checking = serializers.BooleanField(
+        help_text="Made on demand and not certified yet: the solver is checking it (the deal "
+        "itself never changes; it is certified where it stands if proved winnable)."
+    )
     difficulty = serializers.IntegerField(
         allow_null=True, min_value=1, max_value=5, help_text="1 (easy) to 5 (hard)."
     )

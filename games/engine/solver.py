@@ -28,8 +28,10 @@ changed in place and changed back), with its own move generation, checked agains
   is a full search too). Budgets are counted on a clock the caller gives, CPU time by default.
 
 The line of a ``won`` result holds moves a player could send (no undo), and replays with the
-engine from the given position to a won one. Every call builds its own tables: there is no
-mutable global state, so calls may run in several threads at once.
+engine from the given position to a won one. A game's hint passes ``avoid`` and ``after``
+(``_Avoid``): the positions to avoid go into each pass's table before it starts, and the first
+moves ruled out are struck from the starting position's moves. Every call builds its own
+tables: there is no mutable global state, so calls may run in several threads at once.
 """
 
 from __future__ import annotations
@@ -39,7 +41,7 @@ import math
 import random
 import time
 from array import array
-from collections.abc import Callable, Generator, Hashable
+from collections.abc import Callable, Generator, Hashable, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from operator import itemgetter
@@ -49,6 +51,7 @@ from .building import builds
 from .cards import CARDS_PER_DECK, RANK_OF, SUIT_OF
 from .dealing import redeal as engine_redeal
 from .moves import AnyMove, Deal, Move, Redeal
+from .play import apply_move, legal_moves
 from .rules import (
     ANY_RANK,
     BASE_FROM_DEAL,
@@ -121,6 +124,31 @@ class SolveResult:
     nodes: int
     seconds: float
     made: int = 0
+
+
+class _Avoid:
+    """What ``solve``'s ``avoid`` and ``after`` ask of the line: ``first``, the first moves
+    ruled out (each as the engine's move for its first ply); ``positions``, the positions the
+    line never enters (their piles and redeals left), keyed by each search in its own terms."""
+
+    def __init__(self, first: set[AnyMove], positions: list[tuple[tuple[Pile, ...], int]]) -> None:
+        self.first = first
+        self.positions = positions
+        self._keys: dict[tuple[int, object], list[Hashable]] = {}
+
+    def keys(self, pos: _Position, key: Callable[[], Hashable]) -> list[Hashable]:
+        """Return the keys ``key`` gives the positions on ``pos`` (whose trie numbers the
+        piles), computed once per position object and key; ``pos`` is left as it was."""
+        known = self._keys.get((id(pos), key.__name__))
+        if known is None:
+            root = pos.to_state()
+            known = []
+            for piles, redeals in self.positions:
+                pos._load(piles, redeals)
+                known.append(key())
+            pos._load(root.piles, _redeals(root))
+            self._keys[(id(pos), key.__name__)] = known
+        return known
 
 
 class _Budget(Exception):
@@ -1217,6 +1245,12 @@ class _Search:
         # in the tests that check the search against one without it).
         self.one_empty_target = True
         self.shuffle: random.Random | None = None
+        # What the caller's ``avoid`` and ``after`` ask of the line (``_Avoid``; None: nothing).
+        self.avoid: _Avoid | None = None
+        # The keys of the positions to avoid, and whether the last move applied passed through
+        # one of them before its last automatic move.
+        self.avoided: set[Hashable] = set()
+        self.crossed = False
 
     def children(self, parent: IMove | None) -> list[IMove]:
         pos = self.pos
@@ -1297,6 +1331,43 @@ class _Search:
         # The stack pops from the end: the best move last.
         return [move for _, move in reversed(scored)]
 
+    def root_children(self) -> list[IMove]:
+        """Return the moves from the position the search starts at, less the first moves the
+        caller ruled out (``_Avoid.first``)."""
+        moves = self.children(None)
+        if self.avoid is None or not self.avoid.first:
+            return moves
+        first = self.avoid.first
+        ids = self.pos.r.variant.ids
+        kept = []
+        for move in moves:
+            j, s, d, k = move
+            if s == DEAL or j:
+                ply: AnyMove = Deal()
+            elif s == REDEAL:
+                ply = Redeal()
+            else:
+                ply = Move(ids[s], ids[d], k)
+            if ply not in first:
+                kept.append(move)
+        return kept
+
+    def root_autos(self) -> list[tuple[str, object]]:
+        """Play the automatic moves of the position the search starts at (none where the
+        caller rules out first moves: its first move is then a choice like any other); put the
+        positions to avoid in the table, as if searched; return the undo log."""
+        pos = self.pos
+        avoid = self.avoid
+        if avoid is not None and avoid.positions:
+            self.avoided = set(avoid.keys(pos, self.key))
+            self.seen.update(self.avoided)
+        log: list[tuple[str, object]] = []
+        if self.use_autos and (avoid is None or not avoid.first):
+            autos: list[Record] = []
+            pos.autos(autos, self.use_autos)
+            log.extend(("t", record) for record in autos)
+        return log
+
     def _macros(
         self, acc: dict[int, list[int]], tacc: dict[int, list[int]], any_empty: list[int]
     ) -> list[IMove]:
@@ -1348,6 +1419,7 @@ class _Search:
         pos = self.pos
         self.work += 1
         self.made += 1
+        self.crossed = False
         j, s, d, k = move
         log: list[tuple[str, object]] = []
         if s == DEAL:
@@ -1371,8 +1443,22 @@ class _Search:
                 # they were: only the piles this move changed may have one now (after the
                 # deals of a macro, the waste, its source).
                 pos.autos(autos, self.use_autos, (s, d) if played[4] < 0 else (s, d, played[4]))
+            if autos and self.avoided:
+                autos = self._check_crossing(autos)
             log.extend(("t", record) for record in autos)
         return log
+
+    def _check_crossing(self, autos: list[Record]) -> list[Record]:
+        """Set ``crossed`` if a position before the last of ``autos`` is one to avoid (the
+        last is the move's own, which the table of positions searched holds); return the
+        records of the automatic moves, played again."""
+        pos = self.pos
+        avoided = self.avoided
+        for record in reversed(autos):
+            pos.untransfer(record)
+            if self.key() in avoided:
+                self.crossed = True
+        return [pos.transfer(record[0], record[1], 1) for record in autos]
 
     def undo(self, log: list[tuple[str, object]]) -> None:
         pos = self.pos
@@ -1415,18 +1501,14 @@ class _Search:
         """Search from the position, yielding after each position expanded; return the
         outcome and, if won, the logs of the line (as ``StopIteration.value``)."""
         pos = self.pos
-        root_log: list[tuple[str, object]] = []
-        if self.use_autos:
-            autos: list[Record] = []
-            pos.autos(autos, self.use_autos)
-            root_log.extend(("t", record) for record in autos)
+        root_log = self.root_autos()
         if pos.won:
             return "won", [root_log]
         self.seen.add(self.key())
         self.nodes += 1
         yield
         logs: list[list[tuple[str, object]]] = [root_log]
-        stack: list[tuple[IMove | None, list[IMove]]] = [(None, self.children(None))]
+        stack: list[tuple[IMove | None, list[IMove]]] = [(None, self.root_children())]
         seen = self.seen
         while stack:
             _, todo = stack[-1]
@@ -1437,7 +1519,7 @@ class _Search:
             move = todo.pop()
             log = self.apply(move)
             key = self.key()
-            if key in seen:
+            if key in seen or self.crossed:
                 self.undo(log)
                 continue
             seen.add(key)
@@ -1491,9 +1573,17 @@ class _Restarts(_Search):
         self.runs = 0
         while True:
             self.runs += 1
-            position = self.pos if self.runs == 1 else _Position(rules, state)
+            if self.runs == 1:
+                position = self.pos
+            elif self.avoid is not None and self.avoid.positions:
+                # One trie for every run, so the positions to avoid are keyed alike.
+                position = self.pos
+                position._load(state.piles, _redeals(state))
+            else:
+                position = _Position(rules, state)
             run = _Search(position, autos=self.use_autos, nodes_left=0, deadline=0, clock=float)
             run.one_empty_target = self.one_empty_target
+            run.avoid = self.avoid
             if self.runs > 1:
                 run.shuffle = random.Random(self.runs)
             limit = self.unit * _luby(self.runs)
@@ -1521,11 +1611,7 @@ class _BestFirst(_Search):
 
     def steps(self) -> Generator[None, None, _Found]:
         pos = self.pos
-        root_log: list[tuple[str, object]] = []
-        if self.use_autos:
-            autos: list[Record] = []
-            pos.autos(autos, self.use_autos)
-            root_log.extend(("t", record) for record in autos)
+        root_log = self.root_autos()
         if pos.won:
             return "won", [root_log]
         seen = self.seen
@@ -1538,10 +1624,10 @@ class _BestFirst(_Search):
             pos.restore(packed)
             self.nodes += 1
             yield
-            for move in self.children(None):
+            for move in self.root_children() if number == 0 else self.children(None):
                 log = self.apply(move)
                 key = self.key()
-                if key not in seen:
+                if key not in seen and not self.crossed:
                     seen.add(key)
                     parents.append((number, log))
                     self.work += 2
@@ -1603,12 +1689,41 @@ def _passes(rules: _Rules) -> list[tuple[type[_Search], int, int]]:
     ]
 
 
+def _redeals(state: State) -> int:
+    """Return the redeals left as ``_Position`` counts them (-1: no limit)."""
+    return -1 if state.redeals_left is None else state.redeals_left
+
+
+def _reverse(move: AnyMove | None) -> AnyMove | None:
+    """Return the move that takes ``move``'s cards back, if it moved cards."""
+    return Move(move.target, move.source, move.count) if isinstance(move, Move) else None
+
+
+def _avoid(state: State, avoid: Iterable[State], after: AnyMove | None) -> _Avoid | None:
+    """Return what ``avoid`` and ``after`` rule out from ``state``, or None for nothing."""
+    positions = {(s.piles, _redeals(s)) for s in avoid}
+    first: set[AnyMove] = set()
+    reverse = _reverse(after)
+    if reverse is not None:
+        first.add(reverse)
+    if positions:
+        for move in legal_moves(state):
+            reached = apply_move(state, move)
+            if (reached.piles, _redeals(reached)) in positions:
+                first.add(move)
+    if not first and not positions:
+        return None
+    return _Avoid(first, sorted(positions, key=repr))
+
+
 def solve(
     state: State,
     *,
     budget_nodes: int | None = None,
     budget_seconds: float | None = None,
     clock: Callable[[], float] = time.process_time,
+    avoid: Iterable[State] = (),
+    after: AnyMove | None = None,
 ) -> SolveResult:
     """Search ``state`` with full information and return a ``SolveResult``.
 
@@ -1619,6 +1734,12 @@ def solve(
     a budget means the same work on a busy machine; a caller whose budget is a wait (a request)
     passes a wall clock such as ``time.monotonic``. A budget of no nodes, or of seconds that
     are not more than 0 and finite, raises ``ValueError``.
+
+    A game's hint passes ``avoid``, the positions the game has been in, and ``after``, the move
+    that led to ``state``: a ``won`` line then never enters one of those positions (after any
+    of its moves and the automatic ones it brings; its first move alone, exactly) and never
+    starts by taking ``after``'s cards back. ``lost`` then means that no winning line keeps
+    to that, not that none is left at all.
     """
     if budget_nodes is not None and budget_nodes < 1:
         raise ValueError(f"budget_nodes must be at least 1, not {budget_nodes}")
@@ -1632,6 +1753,7 @@ def solve(
     if state.won:
         return SolveResult("won", [], 0, clock() - start)
     rules = _rules(state.variant, state.base_rank)
+    ruled_out = _avoid(state, avoid, after)
     # The passes take turns, each making its quantum of positions in a turn, so a deal one of
     # them wins quickly is won quickly. The streamlined passes play automatic moves that are
     # only likely safe: they may prove a win, never a loss; they are needed only where such
@@ -1640,6 +1762,7 @@ def solve(
     running = []
     for kind, autos, quantum in _passes(rules):
         search = kind(_Position(rules, state), autos=autos, nodes_left=0, deadline=0, clock=clock)
+        search.avoid = ruled_out
         running.append((search, search.steps(), autos, quantum))
     searches = [turn[0] for turn in running]
 

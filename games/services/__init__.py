@@ -11,9 +11,11 @@ from games.services.catalogue import variants_load
 from games.services.days import deal_of_day
 from games.services.deals import (
     daily_deals,
+    deal_check,
     deal_get_or_create,
     deal_regenerate,
     deal_request_regeneration,
+    deals_check,
     deals_prepare,
     deals_regenerate_requested,
 )
@@ -41,10 +43,12 @@ __all__ = [
     "check_nickname",
     "check_ply",
     "daily_deals",
+    "deal_check",
     "deal_get_or_create",
     "deal_of_day",
     "deal_regenerate",
     "deal_request_regeneration",
+    "deals_check",
     "deals_prepare",
     "deals_regenerate_requested",
     "engine_state",

@@ -3,8 +3,10 @@
 A day's deal is the first attempt of docs/deals.md the solver proves winnable (``deal_prepare``,
 run ahead of time by ``manage.py preparedeals``); if none of ``DEAL_ATTEMPTS`` is proved, the
 first attempt not proved lost is served, marked uncertified. No request ever waits for the
-solver: a request that finds no deal for today makes attempt 0, uncertified, and a day ahead
-is made only by ``preparedeals``.
+solver: a request that finds no deal for today makes attempt 0, uncertified and ``checking``,
+and a day ahead is made only by ``preparedeals``. Its commitment is out from then on, so the
+deal is never changed; the scheduler certifies it where it stands as soon as the solver decides
+it (``deals_check``, and ``deal_prepare`` when it reaches that day).
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from django.db import IntegrityError, transaction
 from core.errors import ErrorCode, ServiceError
 from games import clock
 from games.documents import compiled
-from games.engine import SolveResult, commitment, daily_seed, deal, solve
+from games.engine import SolveResult, commitment, daily_seed, deal, parse_seed, solve
 from games.models import Deal, Game, Variant
 
 logger = logging.getLogger(__name__)
@@ -58,9 +60,9 @@ def _create(variant: Variant, date: dt.date, attempt: int, **fields: object) -> 
 
 
 def deal_get_or_create(*, variant: Variant, date: dt.date) -> Deal:
-    """Return the variant's deal of ``date``; without one, make attempt 0, uncertified (a
-    request never waits for the solver)."""
-    return _existing(variant, date) or _create(variant, date, 0)
+    """Return the variant's deal of ``date``; without one, make attempt 0, uncertified and
+    waiting for the solver's check (a request never waits for the solver)."""
+    return _existing(variant, date) or _create(variant, date, 0, checking=True)
 
 
 def difficulty(result: SolveResult) -> int:
@@ -104,12 +106,56 @@ def _certify(variant: Variant, date: dt.date, seconds: float | None) -> dict[str
 
 def deal_prepare(*, variant: Variant, date: dt.date, seconds: float | None = None) -> Deal:
     """Return the variant's deal of ``date``, making it, if it is not made yet, from the first
-    attempt the solver proves winnable within ``seconds`` each (``DEAL_CERTIFY_SECONDS``)."""
+    attempt the solver proves winnable within ``seconds`` each (``DEAL_CERTIFY_SECONDS``); one
+    a request made meanwhile is checked where it stands (``deal_check``)."""
     existing = _existing(variant, date)
-    if existing is not None:
-        return existing
-    fields = _certify(variant, date, seconds)
-    return _create(variant, date, fields.pop("attempt"), **fields)
+    if existing is None:
+        fields = _certify(variant, date, seconds)
+        existing = _create(variant, date, fields.pop("attempt"), **fields)
+    if existing.checking:
+        return deal_check(deal_=existing, seconds=seconds)
+    return existing
+
+
+def deal_check(*, deal_: Deal, seconds: float | None = None) -> Deal:
+    """Certify a deal made on demand as it stands, if the solver proves it winnable: its
+    commitment is out, so its attempt, seed and rules never change. The solver has the time of
+    every attempt (``DEAL_ATTEMPTS`` × ``seconds``, by default ``DEAL_CERTIFY_SECONDS``); however
+    it ends, the check is over. Return the deal as it is then."""
+    budget = (settings.DEAL_CERTIFY_SECONDS if seconds is None else seconds) * max(
+        1, settings.DEAL_ATTEMPTS
+    )
+    started = time.monotonic()
+    result = solve(
+        deal(compiled(deal_.rules), parse_seed(deal_.seed)),
+        budget_seconds=budget,
+        clock=time.monotonic,
+    )
+    logger.info(
+        "%s %s attempt %d, made on demand: %s in %d positions, %.1f s",
+        deal_.variant.slug,
+        deal_.date,
+        deal_.attempt,
+        result.outcome,
+        result.nodes,
+        time.monotonic() - started,
+    )
+    fields: dict[str, Any] = {"checking": False}
+    if result.outcome == "won" and result.line is not None:
+        fields.update(
+            certified=True,
+            difficulty=difficulty(result),
+            solution=[move.to_json() for move in result.line],
+        )
+    Deal.objects.filter(pk=deal_.pk, checking=True).update(**fields)
+    return Deal.objects.select_related("variant").get(pk=deal_.pk)
+
+
+def deals_check() -> list[Deal]:
+    """Check every deal made on demand that the solver is yet to decide, oldest first (the
+    scheduler's look between its daily runs); return them as they are then."""
+    waiting = Deal.objects.filter(checking=True).select_related("variant").order_by("created_at")
+    return [deal_check(deal_=waiting_deal) for waiting_deal in list(waiting)]
 
 
 def _check_regenerable(deal_: Deal) -> None:

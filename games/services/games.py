@@ -48,6 +48,7 @@ logger = logging.getLogger(__name__)
 SEED_TEXT_LIMIT = 200
 MAX_PLY = 2**31 - 1
 
+DAMAGED_DETAIL = gettext_noop("This game's record is damaged: it cannot be played on.")
 BANNED_DETAIL = gettext_noop(
     "This account is banned from the daily challenges; practice games are still open to it."
 )
@@ -385,9 +386,7 @@ def _position(game: Game) -> Any:
         return positions.position(game)
     except positions.DamagedGame as damage:
         logger.error("%s", damage)
-        raise ServiceError(
-            ErrorCode.GAME_OVER, gettext("This game's record is damaged: it cannot be played on.")
-        ) from None
+        raise ServiceError(ErrorCode.GAME_OVER, gettext(DAMAGED_DETAIL)) from None
 
 
 def game_move(*, game_id: Any, player: Player, ply: Any, move: Any) -> Game:

@@ -46,6 +46,10 @@ def test_a_french_browser_reads_french_then_switches_to_english_for_good(french_
     assert page.inner_text("#play-as-guest") == "Jouer en invité"
     assert page.get_attribute("#identity-nickname", "placeholder") == "Pseudo"
     assert "Box Kite" not in text
+    # (no scheduler serves this server: today's deals are made on demand, the solver yet to
+    # decide them)
+    checked = 'li.deal[data-variant="castile"] .certified dd[data-certified="checking"]'
+    assert page.inner_text(checked) == "En cours de vérification par le solveur"
 
     # when: the reader picks English with the keyboard
     page.focus("#language-switch button[value='en']")
@@ -58,5 +62,6 @@ def test_a_french_browser_reads_french_then_switches_to_english_for_good(french_
         assert page.get_attribute("html", "lang") == "en"
         assert page.inner_text("#play-as-guest") == "Play as guest"
         assert "Cerf-volant" not in text
+        assert page.inner_text(checked) == "Being checked by the solver"
         assert page.get_attribute("#language-switch button[value='en']", "aria-current") == "true"
         page.reload()

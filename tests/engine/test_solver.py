@@ -991,3 +991,76 @@ def test_restarts_on_coarse_keys_win_a_castile_deal_they_miss_on_exact_keys(
     # then: the coarse keys' line is a real one
     assert (coarse, exact) == ("won", "unknown")
     assert replays_to_a_win(state, line)
+
+
+# --- a game's hint: no move taken back, no position played again ----------------------------
+
+
+def _taken_back(move: AnyMove) -> AnyMove | None:
+    return Move(move.target, move.source, move.count) if isinstance(move, Move) else None
+
+
+def _detours(slug: str) -> list[tuple[list[State], Move]]:
+    """Return games that followed the solver's line of a deal for a while, then made a move of
+    their own that can be taken back: each game's positions, the last one after that move."""
+    games = []
+    rng = random.Random(slug)
+    for text in ("bench-0", "bench-1", "bench-2"):
+        start = deal(builtin_variant(slug), practice_seed(text))
+        line = solve(start, budget_nodes=20_000).line
+        assert line is not None
+        for ply in range(0, len(line), len(line) // 5):
+            positions = [start]
+            for move in line[:ply]:
+                positions.append(apply_move(positions[-1], move))
+            own = [
+                m
+                for m in legal_moves(positions[-1])
+                if isinstance(m, Move) and m != line[ply] and _can_take_back(positions[-1], m)
+            ]
+            if own:
+                detour = rng.choice(own)
+                games.append(([*positions, apply_move(positions[-1], detour)], detour))
+    return games
+
+
+def _can_take_back(state: State, move: Move) -> bool:
+    back = _taken_back(move)
+    assert back is not None
+    return back in legal_moves(apply_move(state, move))
+
+
+@pytest.mark.parametrize("slug", ["castile", "caprice"])
+def test_a_line_never_takes_the_last_move_back_nor_comes_back_to_a_position_played(slug) -> None:
+    # given: games that left the solver's line by a move that can be taken back
+    games = _detours(slug)
+    came_back = won = 0
+    for positions, last in games:
+        state = positions[-1]
+        free = solve(state, budget_nodes=3000)
+        if free.outcome == "won" and free.line:
+            first = free.line[0]
+            came_back += first == _taken_back(last) or apply_move(state, first) in positions
+
+        # when: the same search, told the game's last move, then its positions too
+        after = solve(state, budget_nodes=3000, after=last)
+        result = solve(state, budget_nodes=3000, avoid=positions, after=last)
+
+        # then: lines that win without taking the move back (nor playing a position again)
+        if after.outcome == "won":
+            assert after.line
+            assert after.line[0] != _taken_back(last)
+            assert replays_to_a_win(state, after.line)
+        if result.outcome != "won":
+            continue
+        won += 1
+        assert result.line is not None
+        assert result.line[0] != _taken_back(last)
+        reached = state
+        for move in result.line:
+            reached = apply_move(reached, move)
+            assert reached not in positions
+        assert reached.won
+    # and without being told, the search would have done one or the other in some of them
+    assert won >= len(games) * 3 // 4
+    assert came_back >= 3

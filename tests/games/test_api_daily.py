@@ -81,6 +81,7 @@ def test_today_lists_one_deal_per_daily_variant_with_tomorrows_commitment(join) 
         "finished": 0,
         "attempt": 0,
         "certified": False,
+        "checking": True,
         "difficulty": None,
         "par": None,
         "next": {"date": "2026-12-02", "commitment": caprice["next"]["commitment"]},

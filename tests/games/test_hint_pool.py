@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import os
+import subprocess
+import sys
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
@@ -16,7 +18,7 @@ from channels.db import database_sync_to_async
 from django.db import connections
 from rest_framework.test import APIClient
 
-from games import hintworker
+from games import hintworker, services
 from games.engine import SolveResult, parse_move
 from games.models import Game, Player
 from games.services import hints
@@ -89,27 +91,36 @@ def test_a_killed_child_is_answered_503_and_the_next_hint_gets_a_new_pool(
     assert Game.objects.get(pk=game["id"]).assisted is True
 
 
-def test_a_search_past_its_deadline_is_no_hint_and_no_assist(
+def test_a_search_past_the_wait_goes_on_and_answers_the_next_ask(
     join, pool, settings, monkeypatch, tmp_path
 ) -> None:
-    # given a child that answers only once released, and a tiny budget
+    # given a child that answers only once released, and a tiny wait for the request
     settings.HINT_SECONDS = 0.01
     alice = join("Alice")
     game = practice(alice)
     wait = functools.partial(hint_workers.wait_for_release, str(tmp_path))
     monkeypatch.setattr(hintworker, "search", wait)
 
-    # when she asks
+    # when she asks, the search is released, and she asks again (waiting long enough)
     try:
-        answer = alice.get(f"/api/games/{game['id']}/hint/")
+        first = alice.get(f"/api/games/{game['id']}/hint/")
+        assisted = Game.objects.get(pk=game["id"]).assisted
     finally:
         (tmp_path / "release").touch()
+    settings.HINT_SECONDS = 5
+    second = alice.get(f"/api/games/{game['id']}/hint/")
 
-    # then she is told none was found in time, and the game stays unassisted
-    assert answer.status_code == 200
-    assert answer.json()["move"] is None
-    assert answer.json()["detail"].startswith("No winning line was found")
-    assert Game.objects.get(pk=game["id"]).assisted is False
+    # then she is first told the search goes on, unassisted; then given its answer, which
+    # came from that one search
+    assert first.status_code == 200
+    assert first.json() == {
+        "move": None,
+        "detail": "The search for a winning line goes on: ask again in a moment for its answer.",
+    }
+    assert assisted is False
+    assert (second.status_code, second.json()["move"]) == (200, hint_workers.DEAL)
+    assert len((tmp_path / "searches").read_text().split()) == 1
+    assert Game.objects.get(pk=game["id"]).assisted is True
 
 
 def test_without_processes_the_hint_is_searched_in_the_thread(join, pool, monkeypatch) -> None:
@@ -198,11 +209,14 @@ async def test_a_saturated_pool_answers_429_at_once(
     ws_connect: Any, game: Game, alice: tuple[Player, str], held_search: Path
 ) -> None:
     # given the pool's only child busy with Alice's first hint
+    other = await database_sync_to_async(services.game_start)(
+        player=alice[0], variant="castile", mode="practice"
+    )
     first = ask_hint(game.pk, alice[1])
     await until_started(held_search)
 
-    # when she asks again
-    second = await ask_hint(game.pk, alice[1])
+    # when she asks for a hint in another game (in this one she would wait for that search)
+    second = await ask_hint(other[0].pk, alice[1])
 
     # then the second is refused as busy, with when to retry, while the first is still searched
     assert (second.status_code, second.json()["error"]) == (429, "rate_limited")
@@ -237,3 +251,39 @@ def test_a_pool_that_broke_between_two_hints_is_replaced_before_the_search(
     # then a new pool searched it
     assert refused == [1]
     assert (answer.status_code, answer.json()["move"]) == (200, hint_workers.DEAL)
+
+
+def test_a_worker_starts_its_hint_processes_as_it_loads() -> None:
+    # given a fresh interpreter, as a worker starts
+    probe = (
+        "import config.asgi; from games.services import hints; "
+        "print(len(hints._pool._executor._processes))"
+    )
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings", "HINT_PROCESSES": "2"}
+
+    # when it loads the application
+    started = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, timeout=60
+    )
+
+    # then both hint processes are started, before any hint
+    assert started.returncode == 0, started.stderr
+    assert started.stdout.split() == ["2"]
+
+
+def test_the_first_hint_of_a_warm_pool_is_found_within_its_budget(join, pool, settings) -> None:
+    # given a pool started with the worker, its child ready
+    settings.HINT_SECONDS = 1
+    hints.warm_hint_pool()
+    executor = hints._pool._executor
+    assert executor is not None and len(executor._processes) == 1
+    assert hints._pool.run(hintworker.ready, wait_seconds=30) is True
+    alice = join("Alice")
+    game = practice(alice)
+
+    # when Alice asks her first hint
+    answer = alice.get(f"/api/games/{game['id']}/hint/")
+
+    # then the started child found it within the second a hint may take
+    assert answer.json()["move"] is not None
+    assert hints._pool._executor is executor and len(executor._processes) == 1

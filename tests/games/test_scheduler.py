@@ -14,7 +14,7 @@ from games import clock
 from games.engine import builtin_rules
 from games.management.commands import preparedeals, regeneratedeals, runscheduler
 from games.models import Deal, Variant
-from games.services import deal_request_regeneration
+from games.services import deal_get_or_create, deal_request_regeneration
 
 NOON = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
 AT = dt.time(0, 5)
@@ -214,3 +214,32 @@ def test_once_exits_1_when_the_run_failed(quick_deals, monkeypatch) -> None:
         call_command("runscheduler", "--once")
 
     assert stop.value.code == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_between_runs_it_checks_the_deals_a_request_made_on_demand(
+    quick_deals, monkeypatch, capsys
+) -> None:
+    # given today's deal made on demand after the run (as if the run had not reached it)
+    slept: list[float] = []
+
+    def sleep(seconds: float) -> None:
+        slept.append(seconds)
+        if len(slept) == 1:
+            Deal.objects.all().delete()
+            with clock.frozen(NOON):
+                deal_get_or_create(variant=Variant.objects.get(slug="caprice"), date=NOON.date())
+            return
+        raise Stop
+
+    monkeypatch.setattr(runscheduler.time, "sleep", sleep)
+
+    # when the loop looks again
+    with clock.frozen(NOON), pytest.raises(Stop):
+        call_command("runscheduler", "--days=1", "--poll=30")
+
+    # then the deal was checked where it stands, however the solver ended
+    made = Deal.objects.get(variant__slug="caprice", date=NOON.date())
+    assert (made.checking, made.attempt) == (False, 0)
+    verdict = "certified" if made.certified else "not proved winnable"
+    assert f"caprice 2026-12-01 checked: {verdict}" in capsys.readouterr().out

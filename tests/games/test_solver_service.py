@@ -124,6 +124,50 @@ def test_preparedeals_certifies_the_coming_days_and_publishes_tomorrows_commitme
     assert daily[0]["certified"] is True
 
 
+def test_a_deal_made_on_demand_is_checked_then_certified_where_it_stands(
+    variants, monkeypatch
+) -> None:
+    # given today's caprice deal made on demand by a request, before the scheduler
+    fake_solver(monkeypatch, {0: "won"})
+    Variant.objects.exclude(slug="caprice").update(daily=False)
+    with clock.frozen(NOON):
+        before = APIClient().get("/api/daily/").json()[0]
+
+    # when the scheduler checks the deals made on demand
+    with clock.frozen(NOON):
+        checked = services.deals_check()
+        after = APIClient().get("/api/daily/").json()[0]
+        again = services.deals_check()
+
+    # then the deal was said to be checked meanwhile; it is now certified, the same deal
+    assert (before["checking"], before["certified"], before["difficulty"]) == (True, False, None)
+    assert [deal.pk for deal in checked] == [Deal.objects.get().pk]
+    assert (after["checking"], after["certified"], after["difficulty"]) == (False, True, 2)
+    assert (after["attempt"], after["commitment"]) == (0, before["commitment"])
+    assert Deal.objects.get().solution == [{"type": "deal"}] * 7
+    assert again == []
+
+
+def test_preparedeals_checks_a_deal_made_on_demand_without_changing_it(
+    variants, monkeypatch
+) -> None:
+    # given a request made today's caprice deal (attempt 0) before preparedeals reached it;
+    # the solver proves attempt 0 lost and would certify attempt 1
+    asked = fake_solver(monkeypatch, {0: "lost", 1: "won"})
+    Variant.objects.exclude(slug="caprice").update(daily=False)
+    with clock.frozen(NOON):
+        before = APIClient().get("/api/daily/").json()[0]
+
+        # when preparedeals reaches today
+        call_command("preparedeals", "1")
+        after = APIClient().get("/api/daily/").json()[0]
+
+    # then the deal whose commitment is out stays, decided: not proved winnable, no longer checked
+    assert asked == [0]
+    assert (after["attempt"], after["commitment"]) == (0, before["commitment"])
+    assert (after["checking"], after["certified"]) == (False, False)
+
+
 def test_preparedeals_refuses_a_bad_budget(variants) -> None:
     with pytest.raises(SystemExit) as stop:
         call_command("preparedeals", "2", "--seconds", "0")

@@ -7,6 +7,10 @@ import { h, mount, say } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { askForIdentity, session } from "./identity.js";
 
+// While a deal made on demand is being checked, the home page asks again this often: the
+// scheduler certifies it at its next look, and the card then says so.
+const CHECKING_POLL_MS = 30_000;
+
 export async function homeView(root) {
   const message = h("div", { class: "messages", "aria-live": "polite", id: "home-message" });
   const list = h("ul", { class: "deals", id: "deals", "aria-busy": "true" });
@@ -32,9 +36,11 @@ export async function homeView(root) {
       list,
     ),
   );
+  let checking = null;
   const stop = () => {
     clock.stop();
     notice.clear();
+    if (checking) clearInterval(checking);
   };
   let daily;
   let variants;
@@ -62,7 +68,22 @@ export async function homeView(root) {
   }
   mount(list, items);
   list.removeAttribute("aria-busy");
+  if (daily.some((deal) => deal.checking)) checking = setInterval(() => redrawOnceChecked(daily), CHECKING_POLL_MS);
   return stop;
+}
+
+/** Redraw the home page once a deal that was being checked is decided. */
+async function redrawOnceChecked(daily) {
+  let fresh;
+  try {
+    fresh = await api("GET", "/api/daily/");
+  } catch {
+    return; // asked again at the next look
+  }
+  const was = new Map(daily.map((deal) => [deal.variant, deal.checking]));
+  if (fresh.some((deal) => was.get(deal.variant) && !deal.checking)) {
+    window.dispatchEvent(new HashChangeEvent("hashchange"));
+  }
 }
 
 /** Return my daily games of today by variant, each with its rank once ranked. */
@@ -165,8 +186,12 @@ function difficultyFacts(deal) {
       h("dt", {}, t("This deal")),
       h(
         "dd",
-        { dataset: { certified: deal.certified ? "yes" : "no" } },
-        deal.certified ? `✓ ${t("Proved winnable")}` : t("Not proved winnable"),
+        { dataset: { certified: deal.certified ? "yes" : deal.checking ? "checking" : "no" } },
+        deal.certified
+          ? `✓ ${t("Proved winnable")}`
+          : deal.checking
+            ? t("Being checked by the solver")
+            : t("Not proved winnable"),
       ),
     ),
   );

@@ -1,6 +1,6 @@
 """Run the daily jobs, ``preparedeals`` then ``closedays``, at start and daily after 00:00 UTC;
-between them, every ``--poll`` seconds, regenerate the deals admins asked for
-(``regeneratedeals``)."""
+between them, every ``--poll`` seconds, check the deals a request made on demand
+(``deals_check``) and regenerate the deals admins asked for (``regeneratedeals``)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections
 
-from games import clock, selectors
+from games import clock, selectors, services
 
 
 def check_time_of_day(text: str) -> dt.time:
@@ -44,7 +44,8 @@ class Command(BaseCommand):
     help = (
         "Run preparedeals then closedays now, then every day at --at (UTC), for ever; a failed "
         "run is tried again after --retry seconds. Both commands do nothing when there is "
-        "nothing to do, so a run more is harmless. Every --poll seconds it also looks for deals "
+        "nothing to do, so a run more is harmless. Every --poll seconds it also certifies the "
+        "deals a request made before preparedeals did, as they stand, and looks for deals "
         "an admin asked to regenerate and runs regeneratedeals if there are any. Logs go to "
         "stdout, tracebacks to stderr."
     )
@@ -90,6 +91,7 @@ class Command(BaseCommand):
                 if succeeded and heartbeat is not None:
                     heartbeat.touch()
                 if options["once"]:
+                    self.run_checks()
                     self.run_regenerations()
                     if not succeeded:
                         raise SystemExit(1)
@@ -99,6 +101,7 @@ class Command(BaseCommand):
                 else:
                     wake = clock.now() + dt.timedelta(seconds=retry)
                 self.say(f"next run at {wake:%Y-%m-%dT%H:%M:%SZ}")
+            self.run_checks()
             self.run_regenerations()
             time.sleep(max(1.0, min(poll, (wake - clock.now()).total_seconds())))
 
@@ -124,6 +127,21 @@ class Command(BaseCommand):
                 return False
             self.say(f"{name} done")
         return True
+
+    def run_checks(self) -> None:
+        """Certify the deals a request made on demand, as they stand, if the solver proves
+        them winnable. A failure is logged; the deals stay to check at the next look."""
+        try:
+            if not selectors.deals_checking():
+                return
+            for deal in services.deals_check():
+                verdict = "certified" if deal.certified else "not proved winnable"
+                self.say(f"{deal.variant.slug} {deal.date.isoformat()} checked: {verdict}")
+        except Exception as error:
+            self.say(f"checking deals failed: {type(error).__name__}: {error}")
+            traceback.print_exc(file=sys.stderr)
+        finally:
+            connections.close_all()
 
     def run_regenerations(self) -> None:
         """Run ``regeneratedeals`` if an admin asked for a deal to be regenerated. A failure is
