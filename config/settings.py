@@ -199,6 +199,9 @@ ADMISSION_LOOP_LAG_MS = config_env.env_int(ENV, "ADMISSION_LOOP_LAG_MS", 250)
 ADMISSION_MOVE_BACKLOG = config_env.env_int(ENV, "ADMISSION_MOVE_BACKLOG", 2000)
 ADMISSION_RETRY_SECONDS = config_env.env_int(ENV, "ADMISSION_RETRY_SECONDS", 3)
 
+# GET /api/daily/ is built at most once per DAILY_LIST_SECONDS a process (games/services/days.py).
+DAILY_LIST_SECONDS = config_env.env_float(ENV, "DAILY_LIST_SECONDS", 2.0)
+
 # Connections of each worker's event loop (core/database.py): the game socket's ordinary moves
 # are written on them, many to a statement (games/services/batches.py).
 DATABASE_LOOP_CONNECTIONS = config_env.env_int(ENV, "DATABASE_LOOP_CONNECTIONS", 2)

@@ -1,6 +1,7 @@
 """Shared pytest fixtures for the whole suite."""
 
 import asyncio
+import contextlib
 
 import pytest
 
@@ -64,10 +65,9 @@ async def ws_connect():
         auth.forget_tokens()
         layer = get_channel_layer()
         if hasattr(layer, "flush"):
-            try:
+            # A test's own layer that the test has stopped cannot be flushed.
+            with contextlib.suppress(redis.RedisError, OSError):
                 await layer.flush()
-            except (redis.RedisError, OSError):  # a test's own layer it has stopped
-                pass
         # A Redis layer keeps locks and connections bound to this test's event loop: the next
         # test (a new loop) gets a new layer.
         if hasattr(layer, "close_pools"):
@@ -90,6 +90,12 @@ def ws_variants(transactional_db, settings):
 # --- REST API tests (tests/games/test_api_*.py, tests/leaderboards/) ------------------------
 
 TEST_DEAL_SECRET = "test-deal-secret"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_daily_list(settings):
+    """Build GET /api/daily/ on every request, so each test sees its own counts."""
+    settings.DAILY_LIST_SECONDS = 0
 
 
 @pytest.fixture(autouse=True)

@@ -212,15 +212,7 @@ class DailyListView(ApiView):
         responses=docs.responses({200: docs.DailyBody(many=True)}),
     )
     def get(self, request: Request) -> Response:
-        return Response(
-            [
-                {
-                    **selectors.daily_entry(today),
-                    "next": payloads.next_deal_payload(tomorrow),
-                }
-                for today, tomorrow in services.daily_deals()
-            ]
-        )
+        return Response(services.daily_list())
 
 
 class DailyDetailView(ApiView):

@@ -8,7 +8,7 @@ consumers call the same functions.
 from games.positions import position as engine_state
 from games.services.batches import move_play
 from games.services.catalogue import variants_load
-from games.services.days import deal_of_day
+from games.services.days import daily_list, deal_of_day
 from games.services.deals import (
     daily_deals,
     deal_check,
@@ -43,6 +43,7 @@ __all__ = [
     "check_nickname",
     "check_ply",
     "daily_deals",
+    "daily_list",
     "deal_check",
     "deal_get_or_create",
     "deal_of_day",

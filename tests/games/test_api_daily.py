@@ -127,3 +127,29 @@ def test_a_bad_date_is_404(date: str) -> None:
 
     assert answer.status_code == 404
     assert answer.json()["error"] == "not_found"
+
+
+def test_the_daily_list_is_built_once_per_interval_and_again_on_a_new_day(
+    join, settings, django_assert_num_queries
+) -> None:
+    # given the list kept for 2 s, built once at noon
+    settings.DAILY_LIST_SECONDS = 2
+    services.days._built.update(day=None, at=0.0, entries=None)
+    alice = join("Alice")
+    with clock.frozen(NOON):
+        first = APIClient().get("/api/daily/").json()
+        alice.post("/api/games/", {"variant": "caprice", "mode": "daily"}, "json")
+
+        # when it is asked again at once: no query builds it, and the new player is not in it yet
+        with django_assert_num_queries(0):
+            again = services.daily_list()
+
+    # then it is the same list; a new day, or the interval over, builds it afresh
+    assert again == first
+    assert {item["variant"]: item["players"] for item in again}["caprice"] == 0
+    with clock.frozen(NEXT_DAY):
+        assert {item["date"] for item in services.daily_list()} == {"2026-12-02"}
+    settings.DAILY_LIST_SECONDS = 0
+    with clock.frozen(NOON):
+        fresh = {item["variant"]: item["players"] for item in services.daily_list()}
+    assert fresh["caprice"] == 1
