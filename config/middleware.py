@@ -19,6 +19,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils import translation
 
+from core import admission
 from core.responses import response_for_error, too_large_response
 
 logger = logging.getLogger(__name__)
@@ -76,7 +77,13 @@ class ConcurrencyLimitMiddleware:
     asgiref reads no ``ASGI_THREADS``), so a burst would start as many threads as there are
     requests, all asking the connection pool at once. This semaphore, taken on the event loop
     before any thread starts, bounds them. Under WSGI (and Django's test client) it does nothing.
+
+    While more than ``ADMISSION_REQUESTS_WAITING`` requests wait for it, the worker is full for
+    ``core.admission``: new games and sockets are refused with a delay, instead of queueing
+    behind the others until the database pool's timeout answers 503.
     """
+
+    waiting = 0  # requests of this process waiting for the semaphore
 
     sync_capable = True
     async_capable = True
@@ -88,6 +95,7 @@ class ConcurrencyLimitMiddleware:
         self._semaphore: asyncio.Semaphore | None = None
         if self.is_async:
             markcoroutinefunction(self)
+            admission.watch("HTTP requests waiting for a thread", self.queue_over_limit)
 
     def __call__(self, request: HttpRequest) -> Any:
         if self.is_async:
@@ -100,8 +108,20 @@ class ConcurrencyLimitMiddleware:
             return await get_response(request)
         if self._semaphore is None:  # made on first use, on the loop that serves requests
             self._semaphore = asyncio.Semaphore(self.limit)
-        async with self._semaphore:
+        ConcurrencyLimitMiddleware.waiting += 1
+        try:
+            await self._semaphore.acquire()
+        finally:
+            ConcurrencyLimitMiddleware.waiting -= 1
+        try:
             return await get_response(request)
+        finally:
+            self._semaphore.release()
+
+    @classmethod
+    def queue_over_limit(cls) -> bool:
+        """Whether more requests wait for a thread than ``ADMISSION_REQUESTS_WAITING``."""
+        return cls.waiting > settings.ADMISSION_REQUESTS_WAITING
 
 
 class SecurityHeadersMiddleware:

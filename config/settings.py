@@ -193,10 +193,12 @@ MOVES_SYNCHRONOUS_COMMIT = config_env.env_bool(ENV, "MOVES_SYNCHRONOUS_COMMIT", 
 
 # Admission control (core/admission.py): while a worker's event loop lags more than
 # ADMISSION_LOOP_LAG_MS, or more than ADMISSION_MOVE_BACKLOG moves wait for the database, new
-# games and sockets are refused for ADMISSION_RETRY_SECONDS; players already in play on.
+# games and sockets are refused for ADMISSION_RETRY_SECONDS; players already in play go on.
 ADMISSION = config_env.env_bool(ENV, "ADMISSION", True)
 ADMISSION_LOOP_LAG_MS = config_env.env_int(ENV, "ADMISSION_LOOP_LAG_MS", 250)
 ADMISSION_MOVE_BACKLOG = config_env.env_int(ENV, "ADMISSION_MOVE_BACKLOG", 2000)
+# ... or while more HTTP requests than this wait for one of its ASGI_THREADS (config/middleware.py).
+ADMISSION_REQUESTS_WAITING = config_env.env_int(ENV, "ADMISSION_REQUESTS_WAITING", 4 * ASGI_THREADS)
 ADMISSION_RETRY_SECONDS = config_env.env_int(ENV, "ADMISSION_RETRY_SECONDS", 3)
 
 # GET /api/daily/ is built at most once per DAILY_LIST_SECONDS a process (games/services/days.py).
