@@ -218,6 +218,16 @@ class _Window:
                 if not future.done():
                     future.set_exception(Unavailable(str(error)))
             return
+        except BaseException as error:  # never leave a caller waiting on a command
+            for _, future, _ in batch:
+                if not future.done():
+                    future.set_exception(
+                        error if isinstance(error, Exception) else Unavailable("cancelled")
+                    )
+            if not isinstance(error, Exception):
+                raise
+            logger.exception("a Redis pipeline failed")
+            return
         self.server.worked()
         for (_, future, _), answer in zip(batch, answers, strict=True):
             if future.done():
