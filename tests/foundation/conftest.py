@@ -171,6 +171,9 @@ def service_env(**extra: str) -> dict[str, str]:
         ALLOWED_HOSTS="127.0.0.1,localhost",
         SECRET_KEY="a-test-secret-key",
         DEAL_SECRET="a-test-deal-secret",
+        # A loaded test machine must not make these servers refuse newcomers: admission control
+        # has its own tests (tests/games/test_admission.py).
+        ADMISSION="false",
     )
     env.update(extra)
     return env
