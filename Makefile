@@ -39,10 +39,13 @@ messages: $(VENV)/.installed-dev
 	$(BIN)/python manage.py compilemessages $(MESSAGES_IGNORE)
 	$(BIN)/python -m config.catalogues
 
-# The table of every launch variant at a phone's and a laptop's size, into docs/screenshots/.
+# The table of every launch variant at a phone's and a laptop's size, the replay and the phone
+# leaderboard, into docs/screenshots/.
 screenshots: $(VENV)/.installed-dev
 	SCREENSHOTS=1 $(BIN)/pytest -m browser tests/e2e/test_table.py -p no:asyncio \
 		-W ignore::pytest.PytestConfigWarning -k fits_and_plays
+	SCREENSHOTS=1 $(BIN)/pytest -m browser tests/e2e/test_fit.py -p no:asyncio \
+		-W ignore::pytest.PytestConfigWarning -k "replay or leaderboard"
 
 $(BIN)/python:
 	$(PYTHON_BOOT) -m venv $(VENV)

@@ -169,6 +169,8 @@ STORAGES = {
 # Serve straight from the source folders too, so a run without collectstatic still has its files.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
+# Files served at the site's root: /favicon.ico, which browsers ask of every page (the admin's too).
+WHITENOISE_ROOT = BASE_DIR / "frontend" / "root"
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

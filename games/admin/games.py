@@ -96,7 +96,10 @@ class GameAdmin(ModerationActions, admin.ModelAdmin):
     )
     def void_results(self, request: HttpRequest, queryset: QuerySet[Game]) -> Any:
         """Ask the reason, then void each game's result (it leaves its board and stats)."""
-        reason = ask_reason(request)
+        reason = ask_reason(
+            request,
+            help_text=_("Required; at most %(limit)d characters. Logged, and shown on the game."),
+        )
         if isinstance(reason, ReasonForm):
             return self.reason_page(
                 request,
@@ -133,7 +136,7 @@ class GameAdmin(ModerationActions, admin.ModelAdmin):
             # The log is a record read later by anyone: it stays in English.
             message=f"Result voided: {reason}",
             done=lambda count: (
-                ngettext("%(count)d result(s) voided.", "%(count)d result(s) voided.", count)
+                ngettext("%(count)d result voided.", "%(count)d results voided.", count)
                 % {"count": count}
             ),
             logged=lambda result: result.game,

@@ -26,7 +26,9 @@ from games.services.moderation import REASON_LIMIT
 
 
 class ReasonForm(forms.Form):
-    """A moderator's reason: required, at most ``REASON_LIMIT`` characters, no NUL."""
+    """A moderator's reason: required, at most ``REASON_LIMIT`` characters, no NUL; ``help_text``
+    says where the reason goes, with ``%(limit)d`` for the limit (a gettext text, said in the
+    request's language when the form is made)."""
 
     reason = forms.CharField(
         label=gettext_lazy("Reason"),
@@ -34,20 +36,18 @@ class ReasonForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
     )
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, help_text: str, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         # Said when the form is made, in the language of the request it answers.
-        self.fields["reason"].help_text = gettext(
-            "Required; at most %(limit)d characters. Logged, and shown on the game."
-        ) % {"limit": REASON_LIMIT}
+        self.fields["reason"].help_text = help_text % {"limit": REASON_LIMIT}
 
 
-def ask_reason(request: HttpRequest) -> str | ReasonForm:
+def ask_reason(request: HttpRequest, *, help_text: str) -> str | ReasonForm:
     """Return the reason submitted on the action's page, else the form to show (empty, or with
-    its errors)."""
+    its errors) whose help text is ``help_text``."""
     if "apply" not in request.POST:
-        return ReasonForm()
-    form = ReasonForm(request.POST)
+        return ReasonForm(help_text=help_text)
+    form = ReasonForm(request.POST, help_text=help_text)
     if form.is_valid():
         return str(form.cleaned_data["reason"])
     return form

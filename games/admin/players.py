@@ -45,7 +45,13 @@ class PlayerAdmin(ModerationActions, admin.ModelAdmin):
     )
     def ban_players(self, request: HttpRequest, queryset: QuerySet[Player]) -> Any:
         """Ask the reason, then ban each player (their results leave every board)."""
-        reason = ask_reason(request)
+        reason = ask_reason(
+            request,
+            help_text=_(
+                "Required; at most %(limit)d characters. Logged, and shown on the player's "
+                "page of this admin; the player is not shown it."
+            ),
+        )
         if isinstance(reason, ReasonForm):
             return self.reason_page(
                 request,
@@ -66,7 +72,7 @@ class PlayerAdmin(ModerationActions, admin.ModelAdmin):
             # The log is a record read later by anyone: it stays in English.
             message=f"Banned from the dailies: {reason}",
             done=lambda count: (
-                ngettext("%(count)d player(s) banned.", "%(count)d player(s) banned.", count)
+                ngettext("%(count)d player banned.", "%(count)d players banned.", count)
                 % {"count": count}
             ),
         )
@@ -84,7 +90,7 @@ class PlayerAdmin(ModerationActions, admin.ModelAdmin):
             lambda player: moderation.player_unban(player=player),
             message="Ban lifted.",  # the log stays in English
             done=lambda count: (
-                ngettext("%(count)d ban(s) lifted.", "%(count)d ban(s) lifted.", count)
+                ngettext("%(count)d ban lifted.", "%(count)d bans lifted.", count)
                 % {"count": count}
             ),
         )

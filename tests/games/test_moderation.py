@@ -248,7 +248,7 @@ def test_void_asks_a_reason_then_voids_shows_it_on_the_game_and_logs_it(
     with django_capture_on_commit_callbacks(execute=True):
         done = act(staff_client, GAMES, "void_results", [voided, unfinished], reason="Shared it")
     # then the result is voided by root, the game without a result is skipped, all is logged
-    assert said(done) == [f"Game {unfinished} has no result: skipped.", "1 result(s) voided."]
+    assert said(done) == [f"Game {unfinished} has no result: skipped.", "1 result voided."]
     result = Result.objects.get(pk=voided)
     assert (result.void_reason, result.voided_by.nickname) == ("Shared it", "root")
     assert logged(result.game) == ["Result voided: Shared it"]
@@ -322,7 +322,7 @@ def test_a_ban_asks_a_reason_blocks_dailies_but_not_practice_and_is_logged(
     assert form.status_code == 200 and 'name="reason"' in form.content.decode()
     done = act(staff_client, PLAYERS, "ban_players", [player.pk, root.pk], reason="Bot play")
     # then she is banned (a moderator cannot ban themselves), and it is logged
-    assert said(done) == ["root: A moderator cannot ban their own account.", "1 player(s) banned."]
+    assert said(done) == ["root: A moderator cannot ban their own account.", "1 player banned."]
     player.refresh_from_db()
     assert (player.ban_reason, player.banned_at is not None) == ("Bot play", True)
     assert logged(player) == ["Banned from the dailies: Bot play"]
@@ -344,10 +344,39 @@ def test_a_ban_asks_a_reason_blocks_dailies_but_not_practice_and_is_logged(
     assert alice.get(f"/api/games/{game_id}/").status_code == 200  # still hers to look at
     # when the ban is lifted, she plays her daily again
     lifted = act(staff_client, PLAYERS, "unban_players", [player.pk])
-    assert said(lifted) == ["1 ban(s) lifted."]
+    assert said(lifted) == ["1 ban lifted."]
     assert logged(player) == ["Banned from the dailies: Bot play", "Ban lifted."]
     answer = alice.post(f"/api/games/{game_id}/moves/", {"ply": 0, "move": move}, "json")
     assert answer.status_code == 200
+
+
+def test_the_admin_counts_in_words_and_each_reason_form_says_where_its_reason_goes(
+    staff_client, join
+) -> None:
+    # given two finished games of two players
+    games = [daily(join("Alice")), daily(join("Bob"))]
+    players = [p.pk for p in Player.objects.filter(nickname__in=["Alice", "Bob"])]
+    # when staff open each action's reason page
+    void_form = act(staff_client, GAMES, "void_results", games).content.decode()
+    ban_form = act(staff_client, PLAYERS, "ban_players", players).content.decode()
+    # then each says where its own reason goes
+    assert "Logged, and shown on the game." in void_form
+    assert "shown on the game" not in ban_form
+    assert "page of this admin; the player is not shown it." in ban_form
+    # when they void both results, ban both players and lift both bans
+    voided = said(act(staff_client, GAMES, "void_results", games, reason="Shared"))
+    banned = said(act(staff_client, PLAYERS, "ban_players", players, reason="Bots"))
+    lifted = said(act(staff_client, PLAYERS, "unban_players", players))
+    # then every count reads as a sentence, in English and in French
+    assert (voided, banned, lifted) == (
+        ["2 results voided."],
+        ["2 players banned."],
+        ["2 bans lifted."],
+    )
+    staff_client.cookies["django_language"] = "fr"
+    banned = said(act(staff_client, PLAYERS, "ban_players", players, reason="Robots"))
+    lifted = said(act(staff_client, PLAYERS, "unban_players", players[:1]))
+    assert (banned, lifted) == (["2 joueurs bannis."], ["1 bannissement levé."])
 
 
 def test_the_player_list_filters_banned_players_and_shows_the_reason(staff_client, root) -> None:

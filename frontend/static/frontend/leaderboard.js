@@ -23,8 +23,21 @@ export async function leaderboardView(root, slug, date) {
       h(
         "tr",
         {},
-        [t("Rank"), t("Player"), t("Status"), t("Foundation cards"), t("Moves"), t("Duration")].map((label, i) =>
-          h("th", { scope: "col", class: i >= 3 ? "num" : null }, label),
+        // Each heading with the short word a phone shows in its place (the full one stays for
+        // screen readers): the columns close up, so that no row is wider than a phone.
+        [
+          [t("Rank"), "#"],
+          [t("Player"), null],
+          [t("Status"), null],
+          [t("Foundation cards"), t("Cards")],
+          [t("Moves"), null],
+          [t("Duration"), t("Time")],
+        ].map(([label, short], i) =>
+          h(
+            "th",
+            { scope: "col", class: i >= 3 ? "num" : null },
+            short ? [h("span", { class: "long" }, label), h("span", { class: "short", "aria-hidden": "true" }, short)] : label,
+          ),
         ),
       ),
     ),
@@ -42,7 +55,7 @@ export async function leaderboardView(root, slug, date) {
       deal,
       message,
       h("div", { class: "leaderboard-layout" },
-        h("div", {}, table),
+        h("div", { class: "leaderboard-scroll" }, table),
         h(
           "aside",
           { class: "live", "aria-label": t("Live progress") },
@@ -158,7 +171,8 @@ export async function leaderboardView(root, slug, date) {
               "li",
               {},
               h("strong", {}, p.player),
-              tn(": {count} card, ply {ply}", ": {count} cards, ply {ply}", p.foundation_cards, { ply: p.ply }),
+              tn(": {count} card home", ": {count} cards home", p.foundation_cards),
+              tn(", {count} move", ", {count} moves", p.ply),
             ),
           );
         }

@@ -2,7 +2,7 @@
 // links to each day's board and to the replays that are open.
 import { api } from "./api.js";
 import { formatDuration, h, mount, say } from "./dom.js";
-import { t } from "./i18n.js";
+import { language, t } from "./i18n.js";
 import { session } from "./identity.js";
 
 const PAGE = 20;
@@ -135,7 +135,10 @@ export async function playerView(root, nickname) {
   }
   const names = new Map(variants.map((variant) => [variant.slug, variant.name]));
   const totals = new Map(variants.map((variant) => [variant.slug, variant.decks * 52]));
-  const joined = profile.joined ? new Date(profile.joined).toLocaleDateString() : null;
+  // In the page's language, not the browser's: "2 December 2026", « 2 décembre 2026 ».
+  const joined = profile.joined
+    ? new Date(profile.joined).toLocaleDateString(language, { day: "numeric", month: "long", year: "numeric" })
+    : null;
   mount(
     heading,
     profile.nickname,

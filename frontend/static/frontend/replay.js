@@ -1,7 +1,7 @@
 // The replay viewer: step through a game's positions (as its player saw them) with the move list.
 // Keys: ← and → step, Home and End jump, space plays or pauses.
 import { api } from "./api.js";
-import { buildBoard, fitFans } from "./board.js";
+import { buildBoard, fitBoard } from "./board.js";
 import { h, mount, say } from "./dom.js";
 import { t, tn } from "./i18n.js";
 
@@ -50,18 +50,12 @@ export async function replayView(root, gameId) {
     { class: "replay-view", "aria-labelledby": "replay-title" },
     heading,
     message,
-    h(
-      "div",
-      { class: "replay-layout" },
-      h(
-        "div",
-        {},
-        h("div", { class: "replay-controls", role: "toolbar", "aria-label": t("Replay controls"), "aria-controls": "replay-board" }, first, back, play, forward, last),
-        where,
-        boardArea,
-      ),
-      h("nav", { class: "moves", "aria-label": t("Moves") }, h("h3", {}, t("Moves")), list),
-    ),
+    // Laid out as the table is: the controls above a board as wide as the page, sized to the
+    // window by the table's own fitBoard; the move list below it.
+    h("div", { class: "replay-controls", role: "toolbar", "aria-label": t("Replay controls"), "aria-controls": "replay-board" }, first, back, play, forward, last),
+    where,
+    boardArea,
+    h("nav", { class: "moves", "aria-label": t("Moves") }, h("h3", {}, t("Moves")), list),
   );
   mount(root, section);
 
@@ -115,6 +109,15 @@ export async function replayView(root, gameId) {
   });
   mount(list, items);
 
+  // Scroll the move list, never the page, to the current move (the list is below the board).
+  const moves = list.closest(".moves");
+  const showInList = (item) => {
+    const top = item.offsetTop;
+    const bottom = top + item.offsetHeight;
+    if (top < moves.scrollTop) moves.scrollTop = top;
+    else if (bottom > moves.scrollTop + moves.clientHeight) moves.scrollTop = bottom - moves.clientHeight;
+  };
+
   const stop = () => {
     if (timer !== null) clearInterval(timer);
     timer = null;
@@ -136,8 +139,11 @@ export async function replayView(root, gameId) {
     if (closed || !position) return;
     ply = target;
     const board = buildBoard({ variant: game.variant, state: position.state }, null, { interactive: false });
+    // Hold the area's height while the new board is sized, so that the page never jumps.
+    boardArea.style.minHeight = `${boardArea.offsetHeight}px`;
     mount(boardArea, board);
-    fitFans(board);
+    fitBoard(board);
+    boardArea.style.minHeight = "";
     boardArea.dataset.ply = String(ply);
     const home = tn("{count} card home", "{count} cards home", position.foundation_cards);
     where.textContent =
@@ -147,7 +153,7 @@ export async function replayView(root, gameId) {
     for (const item of list.querySelectorAll("button.move")) {
       if (Number(item.dataset.ply) === ply) {
         item.setAttribute("aria-current", "step");
-        item.scrollIntoView({ block: "nearest" });
+        showInList(item);
       } else item.removeAttribute("aria-current");
     }
     first.disabled = back.disabled = ply === 0;
@@ -210,7 +216,7 @@ export async function replayView(root, gameId) {
   document.addEventListener("keydown", onKey);
   const onResize = () => {
     const board = boardArea.querySelector(".board");
-    if (board) fitFans(board);
+    if (board) fitBoard(board);
   };
   window.addEventListener("resize", onResize);
   await show(0);
