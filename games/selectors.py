@@ -50,10 +50,16 @@ def check_date(text: str) -> dt.date:
         ) from None
 
 
+# A game that finished and may stand on the board: voided results and the games of banned
+# players are over, yet the board leaves them out, and so does its count of finished games.
+FINISHED = ~Q(status=Game.Status.PLAYING) & Q(void_reason="") & Q(player__banned_at__isnull=True)
+
+
 def deal_counts(deal: Deal) -> dict[str, int]:
-    """Return how many players started the deal and how many finished it."""
+    """Return how many players started the deal and how many finished it (voided results and
+    banned players' games left out of the finished, as on the board)."""
     counts = Game.objects.filter(deal=deal).aggregate(
-        players=Count("pk"), finished=Count("pk", filter=~Q(status=Game.Status.PLAYING))
+        players=Count("pk"), finished=Count("pk", filter=FINISHED)
     )
     return {"players": counts["players"], "finished": counts["finished"]}
 
@@ -203,7 +209,12 @@ def past_deals(slug: str, *, before: dt.date | None, limit: int) -> dict[str, An
         deals.select_related("variant")
         .annotate(
             players=Count("games"),
-            finished=Count("games", filter=~Q(games__status=Game.Status.PLAYING)),
+            finished=Count(
+                "games",
+                filter=~Q(games__status=Game.Status.PLAYING)
+                & Q(games__void_reason="")
+                & Q(games__player__banned_at__isnull=True),
+            ),
         )
         .order_by("-date")[: limit + 1]
     )

@@ -157,7 +157,9 @@ class DealBody(serializers.Serializer):
     commitment = serializers.CharField(help_text="SHA-256 (hex) of the seed.")
     seed = serializers.CharField(allow_null=True, help_text="Hex; null until the day has ended.")
     players = serializers.IntegerField()
-    finished = serializers.IntegerField()
+    finished = serializers.IntegerField(
+        help_text="Games over, voided results and banned players' games left out (as on the board)."
+    )
     attempt = serializers.IntegerField(
         help_text="The attempt of docs/deals.md the day's deal uses."
     )

@@ -17,7 +17,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -67,10 +67,19 @@ def postgres_admin(url: str, sql: str) -> None:
         connection.execute(sql)
 
 
-def manage(env: dict[str, str], *args: str) -> None:
-    subprocess.run(
-        [sys.executable, "manage.py", *args], cwd=ROOT, env=env, check=True, capture_output=True
-    )
+def manage(env: dict[str, str], *args: str) -> str:
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+
+
+# The environment of the running server (its database, its Redis): what ``server_shell`` runs in.
+SERVER_ENV: dict[str, str] = {}
 
 
 @pytest.fixture(scope="session")
@@ -103,6 +112,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     else:
         env["DATABASE_URL"] = f"sqlite:///{tmp / 'e2e.sqlite3'}"
         env.setdefault("DEBUG", "true")
+    SERVER_ENV.clear()
+    SERVER_ENV.update(env)
     manage(env, "migrate", "--noinput")
     manage(env, "loadvariants")
     port = free_port()
@@ -140,6 +151,20 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         if postgres:
             postgres_admin(base_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def server_shell(server: str) -> Callable[[str], str]:
+    """Return a function that runs Python code in ``manage.py shell`` against the server's
+    database and Redis (what a moderator does in the admin, say), and returns what it printed."""
+
+    def run(code: str) -> str:
+        try:
+            return manage(SERVER_ENV, "shell", "-c", code)
+        except subprocess.CalledProcessError as error:
+            raise AssertionError(f"the shell failed:\n{error.stderr}") from None
+
+    return run
 
 
 @pytest.fixture(scope="session")

@@ -315,7 +315,7 @@ def test_a_practice_game_is_won_through_the_table(new_page: Any) -> None:
     variant = builtin_variant(WIN_VARIANT)
     result = solve(deal(variant, practice_seed(WIN_SEED)), budget_seconds=5)
     assert result.outcome == "won" and result.line
-    page = new_page()
+    page = new_page(viewport=(1366, 768))
     page.add_init_script(
         "document.addEventListener('game-over',"
         " e => (window.gameOvers = window.gameOvers || []).push(e.detail.game.status))"
@@ -324,8 +324,10 @@ def test_a_practice_game_is_won_through_the_table(new_page: Any) -> None:
     new_practice(page, WIN_VARIANT, WIN_SEED)
     page.evaluate("localStorage.setItem('daily-patience:one-click', 'off')")
 
-    # when the player plays the line on the table: clicks for moves, the buttons for the rest
-    for ply, move in enumerate(result.line):
+    # when the player plays the line on the table: clicks for moves, the buttons for the rest,
+    # and a double-click that sends the last card home
+    *line, last = result.line
+    for ply, move in enumerate(line):
         data = move.to_json()
         if data["type"] == "move":
             source = page.locator(f'.pile[data-pile="{data["from"]}"] button.card').last
@@ -335,9 +337,16 @@ def test_a_practice_game_is_won_through_the_table(new_page: Any) -> None:
             page.click(f"#{data['type']}")
         page.wait_for_selector(f"#ply:text-is('{ply + 1}')")
         assert parse_move(data) == move
+    data = last.to_json()
+    assert data["type"] == "move" and data["to"].startswith("foundation")
+    page.locator(f'.pile[data-pile="{data["from"]}"] button.card').last.dblclick()
 
-    # then the game is won, celebrated, announced to the page, and timed by the server
+    # then the game is won, celebrated, announced to the page, and timed by the server; no
+    # word is left of the card the double-click's first press picked up
     page.wait_for_selector("#won-banner")
+    assert page.inner_text("#play-message") == ""
+    if os.environ.get("SCREENSHOTS"):
+        screenshot(page, "won-by-double-click-1366x768")
     assert page.locator(".board.won").count() == 1
     assert page.inner_text("#status") == "won"
     assert page.evaluate("window.gameOvers") == ["won"]
@@ -437,17 +446,20 @@ def test_a_finger_drags_a_card_without_scrolling_the_page_and_double_taps_one_ho
     assert shown_piles(page)[move.target][-1] == card
     assert page.evaluate("window.scrollY") == scrolled
 
-    # when the finger taps twice on a card that a foundation takes
+    # when the finger taps twice on a card that a foundation takes (the first tap picks it up)
+    page.evaluate("localStorage.setItem('daily-patience:one-click', 'off')")
     home = table.pick(home=True)
     card = table.card(home.source)
     box = table.top(home.source).bounding_box()
+    page.wait_for_timeout(400)  # a tap just after a drag is a matter of its own
     page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
 
-    # then it goes home
+    # then it goes home, and the note of the card picked up goes with it
     page.wait_for_selector(f"#ply:text-is('{table.game['ply'] + 1}')")
     homes = [p for p, cards in shown_piles(page).items() if p.startswith("foundation")]
     assert any(shown_piles(page)[p][-1:] == [card] for p in homes)
+    assert page.inner_text("#play-message") == ""
 
 
 AGREEMENT_JS = """async (cases) => {

@@ -18,7 +18,7 @@ from rest_framework.test import APIClient
 
 from core import redis_client
 from games import clock, services
-from games.models import Deal, Player, Result
+from games.models import Deal, Game, Player, Result
 from games.services import moderation
 from games.ws.base import close_thread_connections
 from leaderboards import changes, live, ranking
@@ -94,6 +94,23 @@ def test_a_voided_result_leaves_its_board_total_and_ranks_in_redis_and_postgresq
         assert get(URL + "?player=cy")["player_entry"]["rank"] == 2
     # and her result is gone from her results list
     assert get("/api/players/ann/results/", at=DEC_4) == {"total": 0, "results": []}
+
+
+def test_the_deals_finished_count_leaves_out_a_voided_result_and_a_banned_players_game(
+    board, moderator, django_capture_on_commit_callbacks
+) -> None:
+    # given Ann, Bob and Cy, each with a finished game of the deal
+    Game.objects.filter(deal_id=board[0].deal_id).update(status=Game.Status.RESIGNED)
+    before = get("/api/daily/caprice/2026-12-01/")
+    assert (before["players"], before["finished"]) == (3, 3)
+    # when Ann's result is voided and Cy is banned
+    void(board[0], moderator, django_capture_on_commit_callbacks)
+    with django_capture_on_commit_callbacks(execute=True):
+        moderation.player_ban(player=board[2].player, reason="Bot", by=moderator)
+    # then the deal counts one finished game, as its board shows one result
+    after = get("/api/daily/caprice/2026-12-01/")
+    assert (after["players"], after["finished"]) == (3, 1)
+    assert get()["total"] == 1
 
 
 def test_a_rebuilt_board_leaves_voided_results_out_and_stays_current(

@@ -105,7 +105,7 @@ async function myTodaysGames(daily) {
   const nickname = encodeURIComponent(session.player.nickname);
   await Promise.all(
     [...found.values()]
-      .filter((mine) => mine.game.status !== "playing")
+      .filter((mine) => mine.game.status !== "playing" && !mine.game.voided)
       .map(async (mine) => {
         try {
           const board = await api(
@@ -139,7 +139,10 @@ async function startGame(body, message, notice, buttons) {
     location.hash = `#/play/${encodeURIComponent(game.id)}`;
   } catch (error) {
     notice.clear();
-    if (error.status === 401 || error.status === 403) askForIdentity(error.detail);
+    // Refused to a signed-in player (banned from the daily challenges): the server's reason,
+    // beside the button pressed; the sign-in form is only for a visitor without a player.
+    if (error.status === 403 && session.player) say(message, error.detail, "error");
+    else if (error.status === 401 || error.status === 403) askForIdentity(error.detail);
     else if (error.status === 503) say(message, t("The service is too busy to start the game now: try again in a minute."), "error");
     else say(message, error.detail, "error");
     for (const button of buttons) button.disabled = false;
@@ -157,8 +160,10 @@ function statusText(mine) {
     game.status === "won"
       ? t("Won in {moves} moves", { moves: game.ply })
       : tn("Resigned with {count} card home", "Resigned with {count} cards home", game.foundation_cards);
-  if (!entry) return `${result} · ${t("being verified")}`;
-  return `${result} · ${t("rank {rank} of {total}", { rank: entry.rank, total })}`;
+  const assisted = game.assisted ? ` · ${t("assisted")}` : "";
+  if (game.voided) return `${result}${assisted} · ${t("voided by a moderator")}`;
+  if (!entry) return `${result}${assisted} · ${t("being verified")}`;
+  return `${result}${assisted} · ${t("rank {rank} of {total}", { rank: entry.rank, total })}`;
 }
 
 function difficultyFacts(deal) {

@@ -9,6 +9,13 @@ function statusWord(status) {
   return { won: t("won"), resigned: t("resigned"), playing: t("playing") }[status] || status;
 }
 
+/** The mark of a result helped by hints (it ranks after every unassisted one), or null. */
+export function assistedMark(result) {
+  if (!result.assisted) return null;
+  const title = t("A hint was taken: the game ranks after every unassisted result");
+  return [" ", h("span", { class: "assisted-mark", title }, t("assisted"))];
+}
+
 export async function leaderboardView(root, slug, date) {
   const message = h("div", { class: "messages", "aria-live": "polite", id: "leaderboard-message" });
   const heading = h("h2", { id: "leaderboard-title" }, t("Leaderboard · {date}", { date }));
@@ -89,7 +96,7 @@ export async function leaderboardView(root, slug, date) {
               ? h("a", { class: "replay-link", href: `#/replay/${encodeURIComponent(entry.game)}`, "aria-label": t("Replay of {player}'s game", { player: entry.player }) }, ` ▶ ${t("replay")}`)
               : null,
           ),
-          h("td", { class: `status ${entry.status}` }, statusWord(entry.status)),
+          h("td", { class: `status ${entry.status}` }, statusWord(entry.status), assistedMark(entry)),
           h("td", { class: "num" }, entry.foundation_cards),
           h("td", { class: "num" }, entry.moves),
           h("td", { class: "num" }, formatDuration(entry.duration_ms)),

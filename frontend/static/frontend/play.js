@@ -778,7 +778,11 @@ class PlayView {
         ].map((pile) => pile.id);
     for (const id of candidates) {
       const ply = this.game.ply;
-      if (await this.move({ type: "move", from: pileId, to: id, count: 1 }, { quiet: true })) return;
+      if (await this.move({ type: "move", from: pileId, to: id, count: 1 }, { quiet: true })) {
+        // The first press of the double one may have picked the card up: that note is stale now.
+        say(this.message, "");
+        return;
+      }
       if (this.game.ply !== ply || this.game.status !== "playing") return;
     }
     this.renderBoard();

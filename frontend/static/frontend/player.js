@@ -4,6 +4,7 @@ import { api } from "./api.js";
 import { formatDuration, h, mount, say } from "./dom.js";
 import { language, t } from "./i18n.js";
 import { session } from "./identity.js";
+import { assistedMark } from "./leaderboard.js";
 
 const PAGE = 20;
 const CHART_DAYS = 30;
@@ -159,7 +160,7 @@ export async function playerView(root, nickname) {
       { dataset: { variant: result.variant, date: result.date } },
       h("td", {}, result.date),
       h("td", {}, names.get(result.variant) || result.variant),
-      h("td", { class: `status ${result.status}` }, statusWord(result.status)),
+      h("td", { class: `status ${result.status}` }, statusWord(result.status), assistedMark(result)),
       h("td", { class: "num" }, result.foundation_cards),
       h("td", { class: "num" }, result.moves),
       h("td", { class: "num" }, formatDuration(result.duration_ms)),

@@ -43,6 +43,8 @@ export function shareText({ name, game, rank, players }) {
       ? `✅ ${tn("Won in {count} move", "Won in {count} moves", game.ply)}`
       : `✖️ ${tn("Resigned after {count} move", "Resigned after {count} moves", game.ply)}`,
   ];
+  // Others read the share text: a result helped by hints says so.
+  if (game.assisted) lines.push(`💡 ${t("Assisted: hints were taken")}`);
   if (rank) lines.push(`🏅 ${t("Rank {rank} of {players}", { rank, players })}`);
   lines.push(`${location.origin}/`);
   return lines.join("\n");
@@ -67,8 +69,19 @@ async function copyText(text, area) {
 }
 
 function resultHeading(game) {
+  if (game.voided) return t("Result voided");
   if (game.status === "won") return t("You won!");
   return t("Game over");
+}
+
+/** Return the result's word for the panel: won or resigned, and assisted or voided when so. */
+function resultValue(game) {
+  const marks = [];
+  if (game.assisted) {
+    marks.push(" · ", h("span", { class: "assisted-mark", id: "result-assisted", title: t("A hint was taken: the game ranks after every unassisted result") }, t("assisted")));
+  }
+  if (game.voided) marks.push(" · ", h("span", { class: "voided-mark", id: "result-voided" }, t("voided")));
+  return [game.status === "won" ? t("Won") : t("Resigned"), ...marks];
 }
 
 function fact(label, value, cls) {
@@ -87,7 +100,7 @@ async function variantName(slug) {
 function show(game, { focus }) {
   const root = document.getElementById("view");
   if (!root || !location.hash.startsWith("#/play/")) return;
-  if (current && current.gameId === game.id && current.status === game.status) return;
+  if (current && current.gameId === game.id && current.status === game.status && current.voided === game.voided) return;
   close();
   const clock = countdown({ id: "result-countdown" });
   const message = h("div", { class: "messages", "aria-live": "polite", id: "result-message" });
@@ -101,12 +114,17 @@ function show(game, { focus }) {
   const daily = game.mode === "daily";
   const panel = h(
     "section",
-    { class: "result-panel", id: "result-panel", "aria-labelledby": "result-title", dataset: { status: game.status } },
+    {
+      class: "result-panel",
+      id: "result-panel",
+      "aria-labelledby": "result-title",
+      dataset: { status: game.status, voided: game.voided ? "yes" : "no", assisted: game.assisted ? "yes" : "no" },
+    },
     title,
     h(
       "dl",
       { class: "facts" },
-      fact(t("Result"), game.status === "won" ? t("Won") : t("Resigned"), "result-status"),
+      fact(t("Result"), resultValue(game), "result-status"),
       fact(t("Cards home"), t("{home} of {total}", { home: game.foundation_cards, total }), "result-cards"),
       fact(t("Moves"), game.ply, "result-moves"),
       daily ? h("div", {}, h("dt", {}, t("Rank today")), rank) : null,
@@ -118,7 +136,7 @@ function show(game, { focus }) {
     links,
     closeButton,
   );
-  current = { gameId: game.id, status: game.status, panel, stop: () => clock.stop() };
+  current = { gameId: game.id, status: game.status, voided: game.voided, panel, stop: () => clock.stop() };
   if (!daily) clock.stop();
   closeButton.addEventListener("click", close);
   const linkList = [h("a", { href: `#/replay/${encodeURIComponent(game.id)}`, id: "result-replay" }, t("Replay this game"))];
@@ -129,7 +147,21 @@ function show(game, { focus }) {
   mount(links, linkList);
   root.append(panel);
   if (focus) title.focus();
-  if (daily) fillDaily(game, { rank, streak, shareArea, message });
+  if (daily && game.voided) fillVoided(game, { rank, streak, message });
+  else if (daily) fillDaily(game, { rank, streak, shareArea, message });
+}
+
+/** A voided result ranks nowhere and is not shared: the panel says so, and waits for nothing. */
+function fillVoided(game, { rank, streak, message }) {
+  rank.textContent = t("none: the result is voided");
+  streak.textContent = "–";
+  say(
+    message,
+    game.void_reason
+      ? t("A moderator voided this result: it is off the leaderboard and your stats ({reason}).", { reason: game.void_reason })
+      : t("A moderator voided this result: it is off the leaderboard and your stats."),
+    "error",
+  );
 }
 
 async function fillDaily(game, { rank, streak, shareArea, message }) {
