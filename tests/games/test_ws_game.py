@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import datetime as dt
 import json
+from collections.abc import Callable
 from importlib.util import find_spec
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from django.test import override_settings
 
 from games import clock, services
@@ -29,12 +31,38 @@ def payload_of(game_id: str) -> dict[str, Any]:
     return game_payload(Game.objects.select_related("variant", "deal", "player").get(pk=game_id))
 
 
-async def drain(communicator: Any, wait: float = 0.3) -> list[dict[str, Any]]:
-    """Return every message that arrives until ``wait`` seconds pass without one."""
-    messages = []
-    while not await communicator.receive_nothing(timeout=wait):
-        messages.append(await receive(communicator))
-    return messages
+async def nothing_more(game_id: str, *sockets: Any) -> None:
+    """Return once each socket is shown to have been sent nothing more than what was read.
+
+    Each socket first settles (the answer to a refused frame comes after all the work of the
+    frames before it, the group push of its own move included); once every push handed to the
+    loop is out, a marker (the game one ply on) is sent through the game's group, which delivers
+    in order: it must be the next message of every socket.
+    """
+    for socket in sockets:
+        await settled(socket)
+    await pushes.drain()
+    current = await payload_of(game_id)
+    marker = {**current, "ply": current["ply"] + 1}
+    await get_channel_layer().group_send(
+        pushes.game_group(game_id), {"type": "game.update", "game": marker}
+    )
+    for socket in sockets:
+        assert await receive(socket) == {"type": "game", "game": marker}
+
+
+async def read_until(
+    sockets: tuple[Any, ...], done: Callable[[list[list[dict[str, Any]]]], bool]
+) -> list[list[dict[str, Any]]]:
+    """Read the sockets' messages, each into its own list, until ``done`` says enough
+    (failing after 5 s)."""
+    read: list[list[dict[str, Any]]] = [[] for _ in sockets]
+    async with asyncio.timeout(5):
+        while not done(read):
+            for index, socket in enumerate(sockets):
+                if not await socket.receive_nothing(timeout=0.01):
+                    read[index].append(await receive(socket))
+    return read
 
 
 ILLEGAL = {"type": "move", "from": "tableau-0", "to": "tableau-0", "count": 1}
@@ -207,7 +235,7 @@ async def test_a_move_answers_the_new_game_and_rest_agrees(
         assert response.status_code == 200
         assert response.json() == message["game"]
     # the socket that made the move is not sent the same state again by the group
-    assert await drain(alice_socket) == []
+    await nothing_more(game.pk, alice_socket)
 
 
 async def test_a_stale_ply_is_refused_with_the_server_ply(alice_socket: Any, game: Game) -> None:
@@ -245,7 +273,7 @@ async def test_resigning_over_the_socket(alice_socket: Any, game: Game) -> None:
 
     assert message["type"] == "game"
     assert message["game"]["status"] == "resigned"
-    assert await drain(alice_socket) == []
+    await nothing_more(game.pk, alice_socket)
 
 
 async def test_a_finished_game_answers_game_over(alice_socket: Any, game: Game) -> None:
@@ -333,8 +361,7 @@ async def test_a_move_on_one_tab_is_pushed_to_the_other(
     pushed = await receive(other)
 
     assert pushed == answer
-    assert await drain(alice_socket) == []
-    assert await drain(other) == []
+    await nothing_more(game.pk, alice_socket, other)
 
 
 async def test_two_sockets_racing_the_same_ply_apply_it_once(
@@ -348,7 +375,14 @@ async def test_two_sockets_racing_the_same_ply_apply_it_once(
         alice_socket.send_json_to({"ply": 0, "move": move}),
         other.send_json_to({"ply": 0, "move": move}),
     )
-    first, second = await drain(alice_socket), await drain(other)
+
+    # each socket is answered, and the loser is also pushed the winner's state
+    def answered(read: list[list[dict[str, Any]]]) -> bool:
+        errors = sum(m["type"] == "error" for m in read[0] + read[1])
+        return errors == 1 and all(any(m["type"] == "game" for m in r) for r in read)
+
+    first, second = await read_until((alice_socket, other), answered)
+    await nothing_more(game.pk, alice_socket, other)
 
     errors = [m for m in first + second if m["type"] == "error"]
     assert [(e["error"], e["ply"]) for e in errors] == [("stale_ply", 1)]

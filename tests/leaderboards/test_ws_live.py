@@ -66,11 +66,12 @@ async def pushed(watched: Any) -> list[dict[str, Any]]:
 
 
 async def nothing_pushed(watched: Any) -> bool:
-    try:
-        await asyncio.wait_for(get_channel_layer().receive(watched.channel), timeout=0.2)
-    except TimeoutError:
-        return True
-    return False
+    """Tell whether nothing was pushed to the watcher: a marker sent to its channel now (which
+    delivers in order) must be the next message."""
+    layer = get_channel_layer()
+    await layer.send(watched.channel, {"type": "test.marker"})
+    message = await asyncio.wait_for(layer.receive(watched.channel), timeout=5)
+    return message == {"type": "test.marker"}
 
 
 async def test_fifty_moves_in_a_second_make_one_batch_of_the_latest_figures(
@@ -259,12 +260,17 @@ async def test_a_slow_watcher_delays_only_itself() -> None:
         for watcher in (fast, slow):
             watcher.push([f"push {index}"])
         await asyncio.sleep(0)
-    await asyncio.sleep(0.05)
+    async with asyncio.timeout(5):  # the fast one has sent all it was handed
+        while fast.sending is not None or fast.outbox:
+            await asyncio.sleep(0.001)
 
     # then the fast one has every push while the slow one waits, keeping only the newest
     assert sent["fast"] == [f"push {index}" for index in range(30)]
     assert sent["slow"] == []
+    sending = slow.sending
+    assert sending is not None
     gate.set()
-    await asyncio.sleep(0.05)
+    await asyncio.wait_for(sending, timeout=5)
+    assert not slow.outbox
     assert len(sent["slow"]) <= OUTBOX_LIMIT + 1
     assert sent["slow"][-1] == "push 29"
