@@ -50,6 +50,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.metrics.RequestMetricsMiddleware",  # outermost: a request's whole time
     "config.middleware.ConcurrencyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.SecurityHeadersMiddleware",

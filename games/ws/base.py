@@ -46,7 +46,7 @@ from django.db import InterfaceError, OperationalError, connections
 from django.utils import translation
 from django.utils.translation import gettext
 
-from core import redis_client
+from core import metrics, redis_client
 from core.errors import ErrorCode, ServiceError
 from core.languages import scope_language
 from games.ws import limits
@@ -205,6 +205,7 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
     """The base of every socket of the service (see the module docstring)."""
 
     group: str | None = None
+    kind: str | None = None  # counted open under this name (``core.metrics.SOCKETS_OPEN``)
     language = "en"
     accepted = False
     closing = False
@@ -278,6 +279,8 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
             await self.refuse(error)
             return
         self.opened = True
+        if self.kind is not None:
+            metrics.SOCKETS_OPEN.labels(kind=self.kind).inc()
 
     def check_scope(self) -> ServiceError | None:
         """Return why the connection is refused before anything is read, or None."""
@@ -292,6 +295,9 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         self.closing = True
+        if self.opened and self.kind is not None:
+            self.opened = False
+            metrics.SOCKETS_OPEN.labels(kind=self.kind).dec()
         try:
             await self.disconnect(message.get("code", 1000))
         except Exception:
