@@ -2,7 +2,8 @@
 
 ``python -m config.serve`` calls :func:`prepare` before any worker starts: the folder named by
 ``PROMETHEUS_MULTIPROC_DIR`` is created and emptied of an earlier run's files, or, when the
-variable is unset, a new private folder is made for this run (and removed when it ends). The
+variable is unset, a new private folder is made for this run (removed when it ends, or by the
+next run when a signal ended this one first). The
 workers inherit the variable. When a worker ends, :func:`forget_process` drops its gauges of
 things that die with it (open sockets, connections lent), and keeps its counters: the totals
 of ``/metrics`` still count what a dead worker did.
@@ -21,13 +22,35 @@ import tempfile
 from pathlib import Path
 
 VARIABLE = "PROMETHEUS_MULTIPROC_DIR"
+# A private folder is named for the supervisor's pid: ``daily-patience-metrics-<pid>-<random>``.
+PREFIX = "daily-patience-metrics-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def _sweep_private_folders() -> None:
+    """Remove the private folders of runs whose supervisor is gone (a run stopped by a signal
+    does not reach its own clean-up)."""
+    for folder in Path(tempfile.gettempdir()).glob(f"{PREFIX}*"):
+        owner = folder.name[len(PREFIX) :].split("-", 1)[0]
+        if owner.isdigit() and not _alive(int(owner)):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def prepare() -> Path:
     """Make the metrics folder ready for a new run and name it in ``PROMETHEUS_MULTIPROC_DIR``."""
     named = os.environ.get(VARIABLE)
     if not named:
-        folder = Path(tempfile.mkdtemp(prefix="daily-patience-metrics-"))
+        _sweep_private_folders()
+        folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
         atexit.register(shutil.rmtree, folder, ignore_errors=True)
         os.environ[VARIABLE] = str(folder)
         return folder

@@ -53,6 +53,29 @@ def test_without_a_folder_named_a_private_one_is_made_for_the_run(monkeypatch) -
         monkeypatch.delenv(metrics_folder.VARIABLE)
 
 
+def test_the_private_folders_of_runs_that_are_gone_are_removed(monkeypatch, tmp_path) -> None:
+    # given the folders of a run that is gone and of one still running (this process)
+    monkeypatch.delenv(metrics_folder.VARIABLE, raising=False)
+    monkeypatch.setattr(metrics_folder.tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(metrics_folder.atexit, "register", lambda *args, **kwargs: None)
+    gone = tmp_path / f"{metrics_folder.PREFIX}999999999-abc"
+    running = tmp_path / f"{metrics_folder.PREFIX}{os.getpid()}-def"
+    for folder in (gone, running):
+        folder.mkdir()
+        (folder / "counter_1.db").write_bytes(b"")
+
+    # when
+    made = metrics_folder.prepare()
+
+    # then
+    assert not gone.exists()
+    assert (
+        running.exists()
+        and made.parent == tmp_path
+        and made.name.startswith(f"{metrics_folder.PREFIX}{os.getpid()}-")
+    )
+
+
 def test_a_dead_workers_live_gauges_go_and_its_counters_stay(monkeypatch, tmp_path) -> None:
     # given the files of worker 4242
     monkeypatch.setenv(metrics_folder.VARIABLE, str(tmp_path))
