@@ -36,7 +36,7 @@ def test_a_missing_folder_named_is_created(monkeypatch, tmp_path) -> None:
 
 
 def test_without_a_folder_named_a_private_one_is_made_for_the_run(monkeypatch) -> None:
-    monkeypatch.delenv(metrics_folder.VARIABLE, raising=False)
+    monkeypatch.setenv(metrics_folder.VARIABLE, "")  # unset again at teardown
     registered = []
     monkeypatch.setattr(
         metrics_folder.atexit, "register", lambda *args, **kwargs: registered.append(args)
@@ -50,12 +50,11 @@ def test_without_a_folder_named_a_private_one_is_made_for_the_run(monkeypatch) -
         assert registered and registered[0][1] == folder  # removed when the run ends
     finally:
         folder.rmdir()
-        monkeypatch.delenv(metrics_folder.VARIABLE)
 
 
 def test_the_private_folders_of_runs_that_are_gone_are_removed(monkeypatch, tmp_path) -> None:
     # given the folders of a run that is gone and of one still running (this process)
-    monkeypatch.delenv(metrics_folder.VARIABLE, raising=False)
+    monkeypatch.setenv(metrics_folder.VARIABLE, "")
     monkeypatch.setattr(metrics_folder.tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(metrics_folder.atexit, "register", lambda *args, **kwargs: None)
     gone = tmp_path / f"{metrics_folder.PREFIX}999999999-abc"
