@@ -17,7 +17,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from core import admission, heartbeats, redis_client
 from games import clock, services
+from games.engine import SolveResult
 from games.models import Deal
+from games.services import hints
 from tests.games.sockets import a_legal_move, make_player, receive
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -250,3 +252,36 @@ def test_the_scheduler_heartbeat_and_the_newest_deal_are_read_when_scraped(varia
     assert 3590 < value(samples, "patience_deal_newest_age_seconds") < 3700
     newest = value(samples, "patience_deal_newest_date_timestamp_seconds")
     assert newest == dt.datetime.combine(tomorrow, dt.time(), tzinfo=dt.UTC).timestamp()
+
+
+@pytest.mark.django_db
+def test_hint_searches_count_what_ran_what_was_refused_and_what_ran_out_of_time(
+    join, settings, monkeypatch
+) -> None:
+    # given a game, hints searched in the request's thread by a solver that runs out of time
+    settings.HINT_PROCESSES = 0
+    settings.HINT_SECONDS = 0.2
+    monkeypatch.setattr(
+        hints, "solve", lambda state, **kwargs: SolveResult("unknown", None, nodes=1, seconds=0.2)
+    )
+    client = join("Hinted")
+    body = {"variant": "castile", "mode": "practice", "seed": "metrics-hint"}
+    game = client.post("/api/games/", body, "json").json()
+    path = f"/api/games/{game['id']}/hint/"
+    before = scrape()
+
+    # when one hint is searched, and one is asked while the searcher is busy
+    searched = client.get(path)
+    hints._one_at_a_time.acquire()
+    try:
+        refused = client.get(path)
+    finally:
+        hints._one_at_a_time.release()
+
+    # then
+    assert searched.status_code == 200 and searched.json()["move"] is None
+    assert refused.status_code == 429
+    after = scrape()
+    name = "patience_hint_searches_total"
+    for outcome in ("ran", "refused", "timed_out"):
+        assert value(after, name, outcome=outcome) == value(before, name, outcome=outcome) + 1
