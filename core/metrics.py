@@ -96,6 +96,14 @@ REDIS_FAILURES = Counter(
     "Redis calls that failed and opened the circuit breaker.",
 )
 
+CHANNEL_LAYER_FAILURES = Counter(
+    "patience_channel_layer_failures_total",
+    "Channel-layer calls that failed, by what they carried: game_push (a game's new state to "
+    "its other sockets), daily_push (a deal's board, progress and presence to its watchers), "
+    "receive (a socket or a worker waiting for its pushes).",
+    ["what"],
+)
+
 DATABASE_CONNECTIONS_IN_USE = Gauge(
     "patience_database_connections_in_use",
     "Database connections lent out now, by pool (django: requests and threads; loop: the "

@@ -236,6 +236,7 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
         except asyncio.CancelledError:
             raise
         except Exception:
+            metrics.CHANNEL_LAYER_FAILURES.labels(what="receive").inc()
             logger.exception("the channel layer failed for %s", self.channel_name)
             self._layer_failed = True
             return {"type": "patience.layer_failed"}

@@ -20,6 +20,7 @@ from games import clock, services
 from games.engine import SolveResult
 from games.models import Deal
 from games.services import hints
+from games.ws import pushes
 from tests.games.sockets import a_legal_move, make_player, receive
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
@@ -285,3 +286,22 @@ def test_hint_searches_count_what_ran_what_was_refused_and_what_ran_out_of_time(
     name = "patience_hint_searches_total"
     for outcome in ("ran", "refused", "timed_out"):
         assert value(after, name, outcome=outcome) == value(before, name, outcome=outcome) + 1
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_push_the_channel_layer_fails_to_send_is_counted(monkeypatch) -> None:
+    # given a channel layer that cannot send
+    class Broken:
+        async def group_send(self, group: str, message: dict[str, Any]) -> None:
+            raise ConnectionError("the layer is away")
+
+    monkeypatch.setattr(pushes, "get_channel_layer", lambda: Broken())
+    name = "patience_channel_layer_failures_total"
+    before = value(await database_sync_to_async(scrape)(), name, what="game_push")
+
+    # when
+    await pushes.announce_game({"id": "a-game"})
+
+    # then
+    after = value(await database_sync_to_async(scrape)(), name, what="game_push")
+    assert after == before + 1
