@@ -4,6 +4,7 @@ does what it counts (docs/metrics.md). The same across worker processes:
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import time
 from typing import Any
@@ -12,12 +13,14 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import HttpCommunicator
 from django.conf import settings as django_settings
+from django.core.management import call_command
 from django.test import Client
 from prometheus_client.parser import text_string_to_metric_families
 
 from core import admission, heartbeats, redis_client
 from games import clock, services
 from games.engine import SolveResult
+from games.management.commands import runscheduler
 from games.models import Deal
 from games.services import hints
 from games.ws import pushes
@@ -81,6 +84,14 @@ def test_behind_proxies_the_client_they_name_is_the_one_checked(settings) -> Non
     assert proxied.get("/metrics", HTTP_X_FORWARDED_FOR=forged).status_code == 404
     # Prometheus on the internal network, straight to the service
     assert proxied.get("/metrics").status_code == 200
+
+
+@pytest.mark.django_db
+def test_prometheus_scrapes_over_plain_http_where_https_is_enforced(settings) -> None:
+    settings.SECURE_SSL_REDIRECT = True
+
+    assert Client().get("/metrics").status_code == 200
+    assert Client().get("/api/variants/").status_code == 301  # the public API is redirected
 
 
 @pytest.mark.django_db
@@ -305,3 +316,30 @@ async def test_a_push_the_channel_layer_fails_to_send_is_counted(monkeypatch) ->
     # then
     after = value(await database_sync_to_async(scrape)(), name, what="game_push")
     assert after == before + 1
+
+
+@pytest.mark.django_db
+@pytest.mark.skipif(not django_settings.REDIS_URL, reason="heartbeats are kept in Redis")
+@pytest.mark.parametrize("succeeded", [True, False])
+def test_the_scheduler_beats_at_each_turn_and_after_each_run_that_succeeded(
+    monkeypatch, succeeded
+) -> None:
+    # given no heartbeat yet, and daily jobs that succeed or fail
+    redis_client.run(lambda client: client.delete(heartbeats.KEY), what="a test")
+    monkeypatch.setattr(runscheduler.Command, "run_jobs", lambda self, days: succeeded)
+    monkeypatch.setattr(runscheduler.Command, "run_checks", lambda self: None)
+    monkeypatch.setattr(runscheduler.Command, "run_regenerations", lambda self: None)
+    started = time.time()
+
+    # when
+    with pytest.raises(SystemExit) if not succeeded else contextlib.nullcontext():
+        call_command("runscheduler", "--once")
+
+    # then
+    beats = heartbeats.read()
+    assert started <= beats[heartbeats.SCHEDULER] <= time.time()
+    assert (heartbeats.SCHEDULER_RUN in beats) is succeeded
+    samples = scrape()
+    assert value(samples, "patience_scheduler_heartbeat_timestamp_seconds") == pytest.approx(
+        beats[heartbeats.SCHEDULER]
+    )
