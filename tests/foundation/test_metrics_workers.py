@@ -142,9 +142,10 @@ def test_every_scrape_counts_every_workers_work(ws_variants, uvicorn, tmp_path) 
         wait_for(lambda: len(set(children_of(server.process.pid)) - others - workers) == WORKERS)
         wait_for(lambda: _answers(server.base))
         after = scrape(server.base)
+        # the killed worker's end closed the socket
+        loop.run_until_complete(asyncio.wait_for(socket.wait_closed(), 10))
     finally:
         loop.close()
-    del socket
 
     # then the dead workers' sockets are gone from the gauge, their counts still there
     assert value(after, "patience_sockets_open", kind="game") == 0
