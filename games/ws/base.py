@@ -210,6 +210,7 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
     accepted = False
     closing = False
     opened = False
+    counted_open = False  # counted in core.metrics.SOCKETS_OPEN until it disconnects
     bucket: limits.FrameBucket | None = None
     _layer_failed = False
 
@@ -281,6 +282,7 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
             return
         self.opened = True
         if self.kind is not None:
+            self.counted_open = True
             metrics.SOCKETS_OPEN.labels(kind=self.kind).inc()
 
     def check_scope(self) -> ServiceError | None:
@@ -296,8 +298,8 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         self.closing = True
-        if self.opened and self.kind is not None:
-            self.opened = False
+        if self.counted_open:
+            self.counted_open = False
             metrics.SOCKETS_OPEN.labels(kind=self.kind).dec()
         try:
             await self.disconnect(message.get("code", 1000))
