@@ -26,7 +26,8 @@ RUN SECRET_KEY=collectstatic DEAL_SECRET=collectstatic DEBUG=false \
 USER patience
 EXPOSE 8000
 
-# config.serve (uvicorn, a listening socket per worker) starts WEB_CONCURRENCY workers; each
+# config.serve (uvicorn, a listening socket per worker) starts WEB_CONCURRENCY workers, which
+# count their metrics in a folder of the run (PROMETHEUS_MULTIPROC_DIR, docs/metrics.md); each
 # holds at most DATABASE_POOL_MAX connections
 # (docs/operations.md, Sizing: workers × pool must stay within PostgreSQL's max_connections).
 ENV WEB_CONCURRENCY=4 \

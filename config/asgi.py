@@ -20,6 +20,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
 from config.collector import tune_collector  # noqa: E402
+from config.metrics import start_sampling  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 from core.admission import AdmissionGuard  # noqa: E402
 from games.services.hints import warm_hint_pool  # noqa: E402
@@ -42,3 +43,6 @@ tune_collector()
 
 # The hint search's child processes start with the worker, not on the first hint.
 warm_hint_pool()
+
+# Under config.serve, this worker's pool figures reach /metrics whichever worker answers.
+start_sampling()

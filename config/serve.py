@@ -16,6 +16,10 @@ The supervisor is uvicorn's own (worker restarts, ``SIGHUP``, ``SIGTTIN``/``SIGT
 pings); only the socket each worker listens on changes. The supervisor still binds the address
 first, without ``SO_REUSEPORT``, so a port in use fails at start as with uvicorn (a second copy
 of the service too: its workers' sockets hold the port); it then releases it for the workers.
+
+Before anything starts, the folder of the workers' metrics is made ready
+(``config.metrics_folder``: ``PROMETHEUS_MULTIPROC_DIR``); a worker that ends has its live
+gauges dropped there.
 """
 
 from __future__ import annotations
@@ -28,6 +32,8 @@ from typing import Any
 
 from uvicorn.config import STARTUP_FAILURE, Config
 from uvicorn.supervisors import multiprocess
+
+from config import metrics_folder
 
 # The module, not the command of the same name that the ``uvicorn`` package exports.
 uvicorn_main = importlib.import_module("uvicorn.main")
@@ -70,6 +76,12 @@ class WorkerProcess(multiprocess.Process):
                 sys.exit(STARTUP_FAILURE)
         super().target(sockets)
 
+    def join(self) -> None:
+        # Every worker that ends is joined (died, stopped, replaced): its live gauges go.
+        super().join()
+        if self.pid is not None:
+            metrics_folder.forget_process(self.pid)
+
 
 def supervise(config: Config, sockets: list[socket.socket]) -> multiprocess.Multiprocess:
     """Stand in for uvicorn's ``Multiprocess``: release the supervisor's socket, whose bind
@@ -83,7 +95,9 @@ def supervise(config: Config, sockets: list[socket.socket]) -> multiprocess.Mult
 
 
 def main(argv: list[str] | None = None) -> Any:
-    """uvicorn's command line, with workers that listen on sockets of their own."""
+    """uvicorn's command line, with workers that listen on sockets of their own and count
+    their metrics in one folder (``config.metrics_folder``)."""
+    metrics_folder.prepare()
     uvicorn_main.Multiprocess = supervise  # type: ignore[attr-defined]
     multiprocess.Process = WorkerProcess  # type: ignore[misc]
     return uvicorn_main.main(args=argv, prog_name="python -m config.serve")

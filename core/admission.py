@@ -41,6 +41,7 @@ from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext
 
+from core import metrics
 from core.errors import ErrorCode
 from core.languages import scope_language
 
@@ -175,6 +176,7 @@ class AdmissionGuard:
         message = await receive()
         if message.get("type") != "websocket.connect":
             return
+        metrics.ADMISSION_REFUSALS.labels(kind="socket").inc()
         seconds = retry_after()
         with translation.override(scope_language(scope)):
             frame = {"type": "error", **refusal(seconds)}
@@ -183,6 +185,7 @@ class AdmissionGuard:
         await send({"type": "websocket.close", "code": CLOSE_UNAVAILABLE})
 
     async def refuse_request(self, scope: dict[str, Any], send: Any) -> None:
+        metrics.ADMISSION_REFUSALS.labels(kind="game_start").inc()
         seconds = retry_after()
         with translation.override(scope_language(scope)):
             body = json.dumps(refusal(seconds)).encode()

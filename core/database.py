@@ -108,3 +108,8 @@ async def close() -> None:
     found = _pools.pop(asyncio.get_running_loop(), None)
     if found is not None:
         await found.close()
+
+
+def open_pools() -> list[AsyncConnectionPool]:
+    """Return the pools of every loop of this process (the metrics read their figures)."""
+    return list(_pools.values())

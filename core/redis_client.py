@@ -37,6 +37,8 @@ import redis.asyncio
 from django.conf import settings
 from redis.commands.core import Script
 
+from core import metrics
+
 logger = logging.getLogger(__name__)
 
 TIMEOUT_SECONDS = 0.25
@@ -85,13 +87,16 @@ class _Server:
 
     def failed(self, error: BaseException, what: str) -> None:
         self.down_until = time.monotonic() + BREAKER_SECONDS
+        metrics.REDIS_FAILURES.inc()
         if not self.down:
             self.down = True
+            metrics.REDIS_BREAKER_OPEN.set(1)
             logger.warning("Redis unreachable (%s): %r", what, error)
 
     def worked(self) -> None:
         if self.down:
             self.down = False
+            metrics.REDIS_BREAKER_OPEN.set(0)
             logger.warning("Redis answers again")
 
     def close(self) -> None:

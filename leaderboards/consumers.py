@@ -27,6 +27,7 @@ OUTBOX_LIMIT = 20
 class DailyConsumer(PatienceConsumer):
     """The socket of a daily deal's watchers."""
 
+    kind = "daily"
     watched: live.WatchedDeal | None = None
 
     async def open(self) -> None:

@@ -30,6 +30,7 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
+from core import metrics
 from games.models import Deal
 from games.services import deal_of_day
 from games.ws.base import cancel_and_wait, in_thread
@@ -169,7 +170,11 @@ async def flush(now: float | None = None, watched: list[WatchedDeal] | None = No
         if batch.board_changed or batch.playing is not None:
             _snapshots.pop(deal_id, None)
         push = {"type": "daily.push", "deal": deal_id, "messages": messages}
-        await layer.group_send(deals[deal_id].group, push)
+        try:
+            await layer.group_send(deals[deal_id].group, push)
+        except Exception:
+            metrics.CHANNEL_LAYER_FAILURES.labels(what="daily_push").inc()
+            raise
         sent += 1
     return sent
 
@@ -240,6 +245,7 @@ class _Hub:
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the layer is away: try again shortly
+                metrics.CHANNEL_LAYER_FAILURES.labels(what="receive").inc()
                 logger.warning("live hub cannot receive: %r", error)
                 await asyncio.sleep(1)
                 continue

@@ -17,7 +17,7 @@ from django.core.exceptions import ImproperlyConfigured
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle
 
-from core import ratelimits
+from core import metrics, ratelimits
 
 DURATIONS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
@@ -57,6 +57,8 @@ class _Throttle(BaseThrottle):
         limit, seconds = parse_rate(rate)
         verdict = ratelimits.hit(f"throttle:{self.scope}:{key}", limit=limit, seconds=seconds)
         self._wait = None if verdict.allowed else verdict.retry_after
+        if not verdict.allowed:
+            metrics.RATE_LIMIT_REFUSALS.labels(scope=self.scope).inc()
         return verdict.allowed
 
     def wait(self) -> float | None:

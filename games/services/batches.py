@@ -43,7 +43,7 @@ from typing import Any
 
 from django.conf import settings
 
-from core import database
+from core import database, metrics
 from games import clock, positions, selectors, signals
 from games.engine import IllegalMove, State, apply_move, is_stuck, state_to_json
 from games.models import Deal, Game, Move, Player, Variant
@@ -172,6 +172,8 @@ class Writer:
             if not isinstance(error, Exception):
                 raise
         else:
+            metrics.MOVE_BATCH_SIZE.observe(len(batch))
+            metrics.MOVES.labels(path="batched").inc(len(rows))
             by_game = {row[0]: row for row in rows}
             for pending in batch:
                 if not pending.future.done():

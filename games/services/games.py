@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.utils.translation import gettext, gettext_noop, pgettext_lazy
 
+from core import metrics
 from core.errors import ErrorCode, ServiceError
 from core.text import is_text
 from games import clock, positions, selectors, signals
@@ -127,6 +128,10 @@ def _new_game(
     return game
 
 
+def _counter_of_start(variant: Variant, game: Game) -> Any:
+    return metrics.GAMES_STARTED.labels(variant=variant.slug, mode=game.mode)
+
+
 def game_start(*, player: Player, variant: Any, mode: Any, seed: Any = None) -> tuple[Game, bool]:
     """Start (or, for today's daily deal, find) a game; return it and whether it is new."""
     chosen = _enabled_variant(variant)
@@ -160,6 +165,7 @@ def game_start(*, player: Player, variant: Any, mode: Any, seed: Any = None) -> 
         except IntegrityError:  # the same player started it concurrently
             return Game.objects.get(player=player, deal=today_deal), False
         transaction.on_commit(lambda: signals.send(signals.game_changed, game=game))
+        transaction.on_commit(_counter_of_start(chosen, game).inc)
         return game, True
     if mode == Game.Mode.PRACTICE:
         chosen_seed = seed is not None
@@ -182,6 +188,7 @@ def game_start(*, player: Player, variant: Any, mode: Any, seed: Any = None) -> 
             seed_text=seed,
             seed_chosen=chosen_seed,
         )
+        transaction.on_commit(_counter_of_start(chosen, game).inc)
         return game, True
     raise ServiceError(
         ErrorCode.INVALID, gettext("The mode is 'daily' or 'practice'."), field="mode"
@@ -326,6 +333,11 @@ def _finish(game: Game, status: str, at: dt.datetime) -> list[str]:
         game.verified = _seal_result(game, status, at) is not None
     else:
         game.verified = _verify_practice(game)
+    labels = {"mode": game.mode}
+    checked = metrics.RESULTS_VERIFIED if game.verified else metrics.VERIFICATION_FAILURES
+    transaction.on_commit(checked.labels(**labels).inc)
+    finished = metrics.GAMES_FINISHED.labels(variant=game.variant.slug, status=status, **labels)
+    transaction.on_commit(finished.inc)
     return FINISH_COLUMNS
 
 
@@ -403,6 +415,7 @@ def game_move(*, game_id: Any, player: Player, ply: Any, move: Any) -> Game:
         game_id=selectors.check_game_id(game_id), player=player, ply=expected, move=parsed
     )
     if appended is not None:
+        metrics.MOVES.labels(path="statement").inc()
         return appended
     with transaction.atomic():
         game = _locked_game(game_id, player)
@@ -450,6 +463,7 @@ def game_move(*, game_id: Any, player: Player, ply: Any, move: Any) -> Game:
             game.save(update_fields=sorted(set(changed)))
             game.position = state
             transaction.on_commit(lambda: positions.remember(game, state))
+            transaction.on_commit(metrics.MOVES.labels(path="locking").inc)
         if error is None or closed:
             transaction.on_commit(lambda: signals.send(signals.game_changed, game=game))
     if error is not None:

@@ -40,6 +40,7 @@ from typing import Any
 from django.conf import settings
 from django.utils.translation import gettext, gettext_noop
 
+from core import metrics
 from core.errors import ErrorCode, ServiceError
 from games import hintworker, positions, selectors
 from games.documents import canonical
@@ -233,6 +234,7 @@ def search_seconds() -> float:
 def _search_in_thread(payload: dict[str, Any]) -> dict[str, Any]:
     if not _one_at_a_time.acquire(timeout=settings.HINT_SECONDS):
         raise _busy()
+    metrics.HINT_SEARCHES.labels(outcome="ran").inc()
     try:
         played, last = hintworker.history(payload)
         # A wall clock: the player waits, and CPU time would count every thread of the server.
@@ -249,6 +251,7 @@ def _search_in_thread(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def _busy() -> ServiceError:
+    metrics.HINT_SEARCHES.labels(outcome="refused").inc()
     return ServiceError(
         ErrorCode.RATE_LIMITED,
         gettext(BUSY_DETAIL),
@@ -262,6 +265,7 @@ def _search_started(key: tuple[str, int], pool: HintPool, payload: dict[str, Any
         future = _searches.get(key)
         if future is None:
             future = _searches[key] = pool.submit(hintworker.search, payload, search_seconds())
+            metrics.HINT_SEARCHES.labels(outcome="ran").inc()
             while len(_searches) > KEPT_SEARCHES:
                 _searches.popitem(last=False)
         return future
@@ -383,6 +387,8 @@ def game_hint(*, game_id: Any, player: Player) -> dict[str, Any]:
         answer = _search(game, log, state)
     except ReplayError as error:
         raise _damaged(game, f"its log does not replay: {error}") from None
+    if not answer["line"] and answer["outcome"] != "lost":
+        metrics.HINT_SEARCHES.labels(outcome="timed_out").inc()
     if answer["line"]:
         _assist(game, answer["line"])
         return {"move": answer["line"][0], "detail": gettext(LINE_DETAIL)}

@@ -46,7 +46,7 @@ from django.db import InterfaceError, OperationalError, connections
 from django.utils import translation
 from django.utils.translation import gettext
 
-from core import redis_client
+from core import metrics, redis_client
 from core.errors import ErrorCode, ServiceError
 from core.languages import scope_language
 from games.ws import limits
@@ -205,10 +205,12 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
     """The base of every socket of the service (see the module docstring)."""
 
     group: str | None = None
+    kind: str | None = None  # counted open under this name (``core.metrics.SOCKETS_OPEN``)
     language = "en"
     accepted = False
     closing = False
     opened = False
+    counted_open = False  # counted in core.metrics.SOCKETS_OPEN until it disconnects
     bucket: limits.FrameBucket | None = None
     _layer_failed = False
 
@@ -235,6 +237,7 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
         except asyncio.CancelledError:
             raise
         except Exception:
+            metrics.CHANNEL_LAYER_FAILURES.labels(what="receive").inc()
             logger.exception("the channel layer failed for %s", self.channel_name)
             self._layer_failed = True
             return {"type": "patience.layer_failed"}
@@ -278,6 +281,9 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
             await self.refuse(error)
             return
         self.opened = True
+        if self.kind is not None:
+            self.counted_open = True
+            metrics.SOCKETS_OPEN.labels(kind=self.kind).inc()
 
     def check_scope(self) -> ServiceError | None:
         """Return why the connection is refused before anything is read, or None."""
@@ -292,6 +298,9 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
 
     async def websocket_disconnect(self, message: dict[str, Any]) -> None:
         self.closing = True
+        if self.counted_open:
+            self.counted_open = False
+            metrics.SOCKETS_OPEN.labels(kind=self.kind).dec()
         try:
             await self.disconnect(message.get("code", 1000))
         except Exception:

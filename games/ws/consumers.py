@@ -23,11 +23,13 @@ follows, only when another socket of the game may be open (``games.ws.tabs`` cou
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from typing import Any
 
 from django.utils.translation import gettext
 
+from core import metrics
 from core.errors import ErrorCode, ServiceError
 from games import positions, selectors, services
 from games.models import Game
@@ -78,6 +80,7 @@ def progress_key(game: dict[str, Any]) -> tuple[int, bool]:
 class GameConsumer(PatienceConsumer):
     """The socket of one game, for its player only."""
 
+    kind = "game"
     game_id: str = ""
     last_sent: tuple[int, bool] | None = None
     counted = False  # counted open in games.ws.tabs
@@ -138,6 +141,7 @@ class GameConsumer(PatienceConsumer):
     # --- frames --------------------------------------------------------------------------
 
     async def receive_json(self, content: dict[str, Any], **kwargs: Any) -> None:
+        arrived = time.monotonic()
         try:
             kind, echo = self.check_frame(content)
         finally:
@@ -153,6 +157,8 @@ class GameConsumer(PatienceConsumer):
                 return
             if game is not None:
                 await self.answer_ordinary(game)
+                moved = time.monotonic() - arrived
+                metrics.SOCKET_MOVE_SECONDS.labels(path="batched").observe(moved)
                 return
 
             def action() -> Game:
@@ -160,12 +166,15 @@ class GameConsumer(PatienceConsumer):
                     game_id=self.game_id, player=player, ply=content["ply"], move=content["move"]
                 )
 
-        else:
+            await self.play(action, echo)
+            moved = time.monotonic() - arrived
+            metrics.SOCKET_MOVE_SECONDS.labels(path="thread").observe(moved)
+            return
 
-            def action() -> Game:
-                return services.game_resign(game_id=self.game_id, player=player)
+        def resign() -> Game:
+            return services.game_resign(game_id=self.game_id, player=player)
 
-        await self.play(action, echo)
+        await self.play(resign, echo)
 
     def check_frame(self, frame: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         """Return what a frame asks for (``move`` or ``resign``) and the ``ply`` to echo; raise

@@ -22,7 +22,7 @@ from typing import Any
 from django.conf import settings
 from django.utils.translation import gettext
 
-from core import ratelimits
+from core import metrics, ratelimits
 
 DEFAULT_LIMITS: dict[str, dict[str, float] | None] = {
     "socket": {"frames": 20, "seconds": 1},
@@ -36,6 +36,8 @@ def limits() -> dict[str, Any]:
 
 
 def exceeded(kind: str, frames: float, seconds: float) -> str:
+    """Count a refusal of a ``kind`` limit (``socket``, ``player``) and return its sentence."""
+    metrics.RATE_LIMIT_REFUSALS.labels(scope=f"ws_{kind}").inc()
     if kind == "socket":
         text = gettext(
             "More than {frames:g} messages in {seconds:g} s from this connection; slow down."

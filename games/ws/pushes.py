@@ -33,6 +33,7 @@ from typing import Any
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 
+from core import metrics
 from games.models import Game
 from games.payloads import game_payload
 
@@ -57,6 +58,7 @@ async def announce_game(game: dict[str, Any]) -> None:
     try:
         await layer.group_send(group, {"type": "game.update", "game": game})
     except Exception:  # the write is committed; a lost notification must not undo it
+        metrics.CHANNEL_LAYER_FAILURES.labels(what="game_push").inc()
         logger.exception("could not notify %s", group)
 
 

@@ -368,3 +368,19 @@ def test_in_front_of_the_service_https_is_enforced_and_sockets_connect(
     assert secure[0] == 200
     assert {variant["slug"] for variant in json.loads(secure[2])} >= {"caprice"}
     assert first["type"] == "leaderboard"
+
+
+def test_the_metrics_are_not_passed_on_to_the_service() -> None:
+    metrics = block(config_text(), "location = /metrics")
+    assert "return 404" in metrics
+    assert "proxy_pass" not in metrics
+
+
+@needs_nginx
+def test_a_public_client_asking_for_the_metrics_gets_the_services_404(nginx) -> None:
+    # when: the recording upstream would answer 200 to anything passed on
+    status, headers, body = request(nginx, "GET", "/metrics?x=1", {"Host": "play.example"})
+
+    assert status == 404
+    assert headers["content-type"] == "application/json"
+    assert json.loads(body)["error"] == "not_found"

@@ -15,6 +15,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import connections
 
+from core import heartbeats
 from games import clock, selectors, services
 
 
@@ -86,8 +87,11 @@ class Command(BaseCommand):
         heartbeat: Path | None = options["heartbeat"]
         wake: dt.datetime | None = None  # the daily jobs run at once
         while True:
+            heartbeats.beat(heartbeats.SCHEDULER)
             if wake is None or clock.now() >= wake:
                 succeeded = self.run_jobs(days=days)
+                if succeeded:
+                    heartbeats.beat(heartbeats.SCHEDULER_RUN)
                 if succeeded and heartbeat is not None:
                     heartbeat.touch()
                 if options["once"]:
