@@ -1,4 +1,5 @@
-# Daily Patience: `make run` serves the app, `make test` runs lint, format check and tests
+# Daily Patience: `make run` serves the app, `make test` runs lint (Python and JavaScript), format
+# check and tests
 # (then the browser tests in their own pytest run: sync Playwright and pytest-asyncio clash).
 
 PYTHON_BOOT := $(shell command -v python3.11 || command -v python3)
@@ -21,11 +22,17 @@ test: $(VENV)/.installed-dev lint
 	$(BIN)/pytest -m "not browser"
 	$(BIN)/pytest -m browser tests/e2e -p no:asyncio -W ignore::pytest.PytestConfigWarning
 
-lint: $(VENV)/.installed-dev
+lint: $(VENV)/.installed-dev node_modules/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy games/engine
 	$(BIN)/lint-imports --no-logo
+	node_modules/.bin/eslint .
+
+# ESLint for the browser client (eslint.config.js), at the exact versions of package-lock.json.
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	touch $@
 
 # The translations (docs/languages.md): extract the server's sentences into every
 # locale/<language>/LC_MESSAGES/django.po (GNU gettext's xgettext and msgmerge), compile them into
@@ -115,4 +122,4 @@ winrates: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/winrates.py --deals 50 --seconds 30 --jobs 2
 
 clean:
-	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache .mypy_cache
+	rm -rf $(VENV) node_modules staticfiles .pytest_cache .ruff_cache .mypy_cache
