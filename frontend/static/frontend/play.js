@@ -124,7 +124,7 @@ class PlayView {
     this.drag = null;
     this.suppressClick = false;
     this.lastPress = null;
-    this.double = null;
+    this.press = null; // a press not yet released: {pileId, index, code, pointerId, ply}
     this.announcedOver = false;
     this.clockBase = 0;
     this.clockAt = 0;
@@ -681,46 +681,62 @@ class PlayView {
   }
 
   /**
-   * A press released where it began (mouse, pen or finger): the second on one card within
-   * DOUBLE_MS is a double one, which sends the card to a foundation. Presses are counted here,
-   * not from clicks: a redrawn board, or a touch screen's gestures, may swallow a click.
+   * A press released (mouse, pen or finger) is a tap: it picks a card up, puts it down or deals.
+   * Taps are read here, from the press's own pointerdown and pointerup, not from the click event:
+   * a board drawn again between the two (a move's answer, just after a drag) swallows the click.
+   * The second press on one card within DOUBLE_MS is a double one, which sends the card to a
+   * foundation.
    */
   onPress(event) {
+    const press = this.press;
+    this.press = null;
     if (this.drag && this.drag.ghost) return;
-    const hit = this.target(event);
-    if (!hit || this.game.status !== "playing") return;
-    const { pileId, index } = hit;
+    if (!press || press.pointerId !== event.pointerId || this.game.status !== "playing") return;
+    if (!this.stillThere(press)) return;
+    const { pileId, index } = press;
     const top = this.pile(pileId).cards.length - 1;
     if (index < 0 || index !== top || pileId === "stock" || pileKind(pileId) === "foundation") {
       this.lastPress = null;
+      this.tap(press);
       return;
     }
     const now = performance.now();
     const last = this.lastPress;
     const double = last && last.pileId === pileId && last.index === index && now - last.at < DOUBLE_MS;
     this.lastPress = double ? null : { pileId, index, at: now, ply: this.game.ply, moved: false };
-    if (!double) return;
-    // The clicks of this pair on this card are the double's, not single ones.
-    this.double = { pileId, index, until: now + DOUBLE_MS };
+    if (!double) {
+      this.tap(press);
+      return;
+    }
     // The first press already moved the card (its one destination): nothing more to do.
     if (last.moved || last.ply !== this.game.ply) return;
     this.selection = null;
     this.toFoundation(pileId);
   }
 
+  /** Whether the card (or empty pile) a press began on is still there, the board drawn again or not. */
+  stillThere(press) {
+    const pile = this.pile(press.pileId);
+    if (!pile) return false;
+    if (press.ply === this.game.ply) return true;
+    return press.index >= 0 && press.pileId !== "stock" && press.code !== null && pile.cards[press.index] === press.code;
+  }
+
+  /** A click from the keyboard (or a script): a pointer's own clicks are read as taps in onPress. */
   onClick(event) {
     if (this.suppressClick) {
       this.suppressClick = false;
       return;
     }
+    if (event.pointerType) return;
     const hit = this.target(event);
     if (!hit || this.game.status !== "playing") return;
+    this.tap(hit);
+  }
+
+  /** A tap or a click on a card or a pile: deal, put the card picked up there, or pick one up. */
+  tap(hit) {
     const { pileId, index } = hit;
-    const double = this.double;
-    // A click from the keyboard (detail 0) is never part of a double click.
-    if (event.detail && double && double.pileId === pileId && double.index === index && performance.now() < double.until) {
-      return;
-    }
     if (pileId === "stock") {
       this.selection = null;
       this.move({ type: "deal" });
@@ -790,8 +806,13 @@ class PlayView {
   }
 
   onPointerDown(event) {
+    this.press = null;
     if (event.button !== 0 || this.game.status !== "playing") return;
     const hit = this.target(event);
+    if (hit) {
+      const code = this.pile(hit.pileId)?.cards[hit.index] ?? null;
+      this.press = { ...hit, code, pointerId: event.pointerId, ply: this.game.ply };
+    }
     if (!hit || hit.index < 0 || hit.pileId === "stock") return;
     const count = this.lift(hit.pileId, hit.index);
     if (!count) return;
