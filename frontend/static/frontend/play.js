@@ -130,11 +130,19 @@ class PlayView {
     this.clockAt = 0;
     this.onResize = () => this.board && fitBoard(this.board);
     this.onKey = (event) => this.onShortcut(event);
+    this.onOffline = () => this.showOffline(true);
+    this.onOnline = () => this.backOnline();
+    this.waitingOnline = []; // moves waiting for the network to come back
   }
 
   async start() {
     this.message = h("div", { class: "messages", id: "play-message", "aria-live": "polite" });
     this.notice = new RetryNotice("play-retry");
+    this.offline = h(
+      "p",
+      { class: "message note offline-notice", id: "play-offline", role: "status", hidden: true },
+      t("You are offline; your move will be sent when you reconnect."),
+    );
     this.heading = h("h2", { id: "play-title" }, t("Loading the game…"));
     this.info = h("p", { class: "game-info" });
     this.stats = h("dl", { class: "stats", "aria-label": t("Game status") });
@@ -149,6 +157,7 @@ class PlayView {
       h("div", { class: "play-head" }, h("div", { class: "play-title" }, this.heading, this.info), this.stats, this.controls),
       this.banner,
       this.notice.el,
+      this.offline,
       this.message,
       this.boardArea,
       this.announcer,
@@ -169,7 +178,10 @@ class PlayView {
       event.target.tabIndex = 0;
     });
     window.addEventListener("resize", this.onResize);
+    window.addEventListener("offline", this.onOffline);
+    window.addEventListener("online", this.onOnline);
     document.addEventListener("keydown", this.onKey);
+    if (!navigator.onLine) this.showOffline(true);
     this.clockTimer = setInterval(() => this.renderClock(), 1000);
     let game;
     try {
@@ -190,6 +202,8 @@ class PlayView {
   close() {
     this.closed = true;
     window.removeEventListener("resize", this.onResize);
+    window.removeEventListener("offline", this.onOffline);
+    window.removeEventListener("online", this.onOnline);
     document.removeEventListener("keydown", this.onKey);
     clearInterval(this.clockTimer);
     clearTimeout(this.retryTimer);
@@ -255,6 +269,7 @@ class PlayView {
    */
   reconnectLater(refusal) {
     if (this.closed || !this.game || this.game.status !== "playing") return;
+    if (!navigator.onLine) return; // backOnline() opens it again
     const busy = Boolean(refusal);
     if (!busy && this.failures >= RECONNECTS) return;
     this.failures += 1;
@@ -265,6 +280,34 @@ class PlayView {
     this.section.setAttribute("data-socket", busy ? "waiting" : "closed");
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  // ---- offline ----
+
+  /** Show (or clear) the notice that the browser is offline and moves wait for the network. */
+  showOffline(offline) {
+    this.offline.hidden = !offline;
+    if (offline) this.section.setAttribute("data-offline", "true");
+    else this.section.removeAttribute("data-offline");
+  }
+
+  /** The network is back: clear the notice, open the socket again, and send the waiting move. */
+  backOnline() {
+    this.showOffline(false);
+    if (!this.closed && !this.socket && this.game && this.game.status === "playing") {
+      clearTimeout(this.retryTimer);
+      this.failures = 0;
+      this.connect();
+    }
+    for (const resolve of this.waitingOnline.splice(0)) resolve();
+  }
+
+  /** Resolve when the network is back (the browser says so), or after `ms` if it says it is on. */
+  online(ms = 3000) {
+    return new Promise((resolve) => {
+      this.waitingOnline.push(resolve);
+      if (navigator.onLine) setTimeout(resolve, ms);
+    });
   }
 
   transport(payload) {
@@ -297,15 +340,30 @@ class PlayView {
     const before = this.game;
     const ply = this.game.ply;
     this.section.setAttribute("aria-busy", "true");
-    let answer = await this.transport({ ply, move });
+    let answer;
     let again = false;
-    if (answer.error === "disconnected") {
-      // The socket closed with the move in flight: send it again, over REST while the socket is
-      // down. Its ply makes that safe: a move the server had already applied is refused as
-      // stale_ply (the reload below then shows it), never applied twice.
-      again = true;
+    for (let tries = 0; ; tries += 1) {
+      if (!navigator.onLine) {
+        // Offline: say so at once, and send the move when the network is back.
+        this.showOffline(true);
+        await this.online();
+        if (this.closed) return false;
+      }
       answer = await this.transport({ ply, move });
+      const lost = answer.error === "disconnected" || answer.error === "network";
+      if (!lost || (tries >= 1 && navigator.onLine && answer.error === "disconnected")) break;
+      // The socket closed with the move in flight, or the server could not be reached: send it
+      // again (over REST while the socket is down; when offline, once the network is back). Its
+      // ply makes that safe: a move the server had already applied is refused as stale_ply (the
+      // reload below then shows it), never applied twice.
+      again = true;
+      if (tries >= 1 || !navigator.onLine) {
+        this.showOffline(true);
+        await this.online();
+        if (this.closed) return false;
+      }
     }
+    this.showOffline(!navigator.onLine);
     this.section.removeAttribute("aria-busy");
     if (answer.type === "game" && answer.game) {
       this.arrived = move.type === "move" ? move.to : null;
