@@ -53,6 +53,8 @@ screenshots: $(VENV)/.installed-dev
 		-W ignore::pytest.PytestConfigWarning -k fits_and_plays
 	SCREENSHOTS=1 $(BIN)/pytest -m browser tests/e2e/test_fit.py -p no:asyncio \
 		-W ignore::pytest.PytestConfigWarning -k "replay or leaderboard"
+	SCREENSHOTS=1 $(BIN)/pytest -m browser tests/e2e/test_thumbs.py tests/e2e/test_offline.py \
+		-p no:asyncio -W ignore::pytest.PytestConfigWarning -k "phone or offline"
 
 $(BIN)/python:
 	$(PYTHON_BOOT) -m venv $(VENV)

@@ -124,17 +124,25 @@ class PlayView {
     this.drag = null;
     this.suppressClick = false;
     this.lastPress = null;
-    this.double = null;
+    this.press = null; // a press not yet released: {pileId, index, code, pointerId, ply}
     this.announcedOver = false;
     this.clockBase = 0;
     this.clockAt = 0;
     this.onResize = () => this.board && fitBoard(this.board);
     this.onKey = (event) => this.onShortcut(event);
+    this.onOffline = () => this.showOffline(true);
+    this.onOnline = () => this.backOnline();
+    this.waitingOnline = []; // moves waiting for the network to come back
   }
 
   async start() {
     this.message = h("div", { class: "messages", id: "play-message", "aria-live": "polite" });
     this.notice = new RetryNotice("play-retry");
+    this.offline = h(
+      "p",
+      { class: "message note offline-notice", id: "play-offline", role: "status", hidden: true },
+      t("You are offline; your move will be sent when you reconnect."),
+    );
     this.heading = h("h2", { id: "play-title" }, t("Loading the game…"));
     this.info = h("p", { class: "game-info" });
     this.stats = h("dl", { class: "stats", "aria-label": t("Game status") });
@@ -149,6 +157,7 @@ class PlayView {
       h("div", { class: "play-head" }, h("div", { class: "play-title" }, this.heading, this.info), this.stats, this.controls),
       this.banner,
       this.notice.el,
+      this.offline,
       this.message,
       this.boardArea,
       this.announcer,
@@ -169,7 +178,10 @@ class PlayView {
       event.target.tabIndex = 0;
     });
     window.addEventListener("resize", this.onResize);
+    window.addEventListener("offline", this.onOffline);
+    window.addEventListener("online", this.onOnline);
     document.addEventListener("keydown", this.onKey);
+    if (!navigator.onLine) this.showOffline(true);
     this.clockTimer = setInterval(() => this.renderClock(), 1000);
     let game;
     try {
@@ -190,6 +202,8 @@ class PlayView {
   close() {
     this.closed = true;
     window.removeEventListener("resize", this.onResize);
+    window.removeEventListener("offline", this.onOffline);
+    window.removeEventListener("online", this.onOnline);
     document.removeEventListener("keydown", this.onKey);
     clearInterval(this.clockTimer);
     clearTimeout(this.retryTimer);
@@ -255,6 +269,7 @@ class PlayView {
    */
   reconnectLater(refusal) {
     if (this.closed || !this.game || this.game.status !== "playing") return;
+    if (!navigator.onLine) return; // backOnline() opens it again
     const busy = Boolean(refusal);
     if (!busy && this.failures >= RECONNECTS) return;
     this.failures += 1;
@@ -265,6 +280,34 @@ class PlayView {
     this.section.setAttribute("data-socket", busy ? "waiting" : "closed");
     clearTimeout(this.retryTimer);
     this.retryTimer = setTimeout(() => this.connect(), delay);
+  }
+
+  // ---- offline ----
+
+  /** Show (or clear) the notice that the browser is offline and moves wait for the network. */
+  showOffline(offline) {
+    this.offline.hidden = !offline;
+    if (offline) this.section.setAttribute("data-offline", "true");
+    else this.section.removeAttribute("data-offline");
+  }
+
+  /** The network is back: clear the notice, open the socket again, and send the waiting move. */
+  backOnline() {
+    this.showOffline(false);
+    if (!this.closed && !this.socket && this.game && this.game.status === "playing") {
+      clearTimeout(this.retryTimer);
+      this.failures = 0;
+      this.connect();
+    }
+    for (const resolve of this.waitingOnline.splice(0)) resolve();
+  }
+
+  /** Resolve when the network is back (the browser says so), or after `ms` if it says it is on. */
+  online(ms = 3000) {
+    return new Promise((resolve) => {
+      this.waitingOnline.push(resolve);
+      if (navigator.onLine) setTimeout(resolve, ms);
+    });
   }
 
   transport(payload) {
@@ -297,15 +340,30 @@ class PlayView {
     const before = this.game;
     const ply = this.game.ply;
     this.section.setAttribute("aria-busy", "true");
-    let answer = await this.transport({ ply, move });
+    let answer;
     let again = false;
-    if (answer.error === "disconnected") {
-      // The socket closed with the move in flight: send it again, over REST while the socket is
-      // down. Its ply makes that safe: a move the server had already applied is refused as
-      // stale_ply (the reload below then shows it), never applied twice.
-      again = true;
+    for (let tries = 0; ; tries += 1) {
+      if (!navigator.onLine) {
+        // Offline: say so at once, and send the move when the network is back.
+        this.showOffline(true);
+        await this.online();
+        if (this.closed) return false;
+      }
       answer = await this.transport({ ply, move });
+      const lost = answer.error === "disconnected" || answer.error === "network";
+      if (!lost || (tries >= 1 && navigator.onLine && answer.error === "disconnected")) break;
+      // The socket closed with the move in flight, or the server could not be reached: send it
+      // again (over REST while the socket is down; when offline, once the network is back). Its
+      // ply makes that safe: a move the server had already applied is refused as stale_ply (the
+      // reload below then shows it), never applied twice.
+      again = true;
+      if (tries >= 1 || !navigator.onLine) {
+        this.showOffline(true);
+        await this.online();
+        if (this.closed) return false;
+      }
     }
+    this.showOffline(!navigator.onLine);
     this.section.removeAttribute("aria-busy");
     if (answer.type === "game" && answer.game) {
       this.arrived = move.type === "move" ? move.to : null;
@@ -681,46 +739,62 @@ class PlayView {
   }
 
   /**
-   * A press released where it began (mouse, pen or finger): the second on one card within
-   * DOUBLE_MS is a double one, which sends the card to a foundation. Presses are counted here,
-   * not from clicks: a redrawn board, or a touch screen's gestures, may swallow a click.
+   * A press released (mouse, pen or finger) is a tap: it picks a card up, puts it down or deals.
+   * Taps are read here, from the press's own pointerdown and pointerup, not from the click event:
+   * a board drawn again between the two (a move's answer, just after a drag) swallows the click.
+   * The second press on one card within DOUBLE_MS is a double one, which sends the card to a
+   * foundation.
    */
   onPress(event) {
+    const press = this.press;
+    this.press = null;
     if (this.drag && this.drag.ghost) return;
-    const hit = this.target(event);
-    if (!hit || this.game.status !== "playing") return;
-    const { pileId, index } = hit;
+    if (!press || press.pointerId !== event.pointerId || this.game.status !== "playing") return;
+    if (!this.stillThere(press)) return;
+    const { pileId, index } = press;
     const top = this.pile(pileId).cards.length - 1;
     if (index < 0 || index !== top || pileId === "stock" || pileKind(pileId) === "foundation") {
       this.lastPress = null;
+      this.tap(press);
       return;
     }
     const now = performance.now();
     const last = this.lastPress;
     const double = last && last.pileId === pileId && last.index === index && now - last.at < DOUBLE_MS;
     this.lastPress = double ? null : { pileId, index, at: now, ply: this.game.ply, moved: false };
-    if (!double) return;
-    // The clicks of this pair on this card are the double's, not single ones.
-    this.double = { pileId, index, until: now + DOUBLE_MS };
+    if (!double) {
+      this.tap(press);
+      return;
+    }
     // The first press already moved the card (its one destination): nothing more to do.
     if (last.moved || last.ply !== this.game.ply) return;
     this.selection = null;
     this.toFoundation(pileId);
   }
 
+  /** Whether the card (or empty pile) a press began on is still there, the board drawn again or not. */
+  stillThere(press) {
+    const pile = this.pile(press.pileId);
+    if (!pile) return false;
+    if (press.ply === this.game.ply) return true;
+    return press.index >= 0 && press.pileId !== "stock" && press.code !== null && pile.cards[press.index] === press.code;
+  }
+
+  /** A click from the keyboard (or a script): a pointer's own clicks are read as taps in onPress. */
   onClick(event) {
     if (this.suppressClick) {
       this.suppressClick = false;
       return;
     }
+    if (event.pointerType) return;
     const hit = this.target(event);
     if (!hit || this.game.status !== "playing") return;
+    this.tap(hit);
+  }
+
+  /** A tap or a click on a card or a pile: deal, put the card picked up there, or pick one up. */
+  tap(hit) {
     const { pileId, index } = hit;
-    const double = this.double;
-    // A click from the keyboard (detail 0) is never part of a double click.
-    if (event.detail && double && double.pileId === pileId && double.index === index && performance.now() < double.until) {
-      return;
-    }
     if (pileId === "stock") {
       this.selection = null;
       this.move({ type: "deal" });
@@ -790,8 +864,13 @@ class PlayView {
   }
 
   onPointerDown(event) {
+    this.press = null;
     if (event.button !== 0 || this.game.status !== "playing") return;
     const hit = this.target(event);
+    if (hit) {
+      const code = this.pile(hit.pileId)?.cards[hit.index] ?? null;
+      this.press = { ...hit, code, pointerId: event.pointerId, ply: this.game.ply };
+    }
     if (!hit || hit.index < 0 || hit.pileId === "stock") return;
     const count = this.lift(hit.pileId, hit.index);
     if (!count) return;
