@@ -6,6 +6,7 @@ import { RetryNotice, retryAfterOf, retryDelay } from "./backoff.js";
 import { buildBoard, fitBoard, pileKind, pileTitle } from "./board.js";
 import { cardShort, prettyCards } from "./cards.js";
 import { formatDuration, h, mount, say } from "./dom.js";
+import { goalText } from "./goal.js";
 import { t, tn } from "./i18n.js";
 import { TableRules } from "./rules.js";
 
@@ -137,6 +138,7 @@ class PlayView {
     this.notice = new RetryNotice("play-retry");
     this.heading = h("h2", { id: "play-title" }, t("Loading the game…"));
     this.info = h("p", { class: "game-info" });
+    this.goal = h("p", { class: "goal", id: "play-goal" });
     this.stats = h("dl", { class: "stats", "aria-label": t("Game status") });
     this.controls = h("div", { class: "controls", role: "toolbar", "aria-label": t("Game actions") });
     this.banner = h("div", { class: "banner-area", "aria-live": "polite", id: "banner" });
@@ -146,7 +148,7 @@ class PlayView {
     this.section = h(
       "section",
       { class: "play", "aria-labelledby": "play-title" },
-      h("div", { class: "play-head" }, h("div", { class: "play-title" }, this.heading, this.info), this.stats, this.controls),
+      h("div", { class: "play-head" }, h("div", { class: "play-title" }, this.heading, this.info, this.goal), this.stats, this.controls),
       this.banner,
       this.notice.el,
       this.message,
@@ -184,7 +186,18 @@ class PlayView {
     this.rules = new TableRules(variant.rules || null);
     if (this.closed) return;
     this.setGame(game, { force: true });
+    this.focusBoard();
     this.connect();
+  }
+
+  /**
+   * Put the focus on the board's one Tab stop as the table opens, so that a keyboard reaches the
+   * cards at once; a focus the player already placed elsewhere on the page is left alone.
+   */
+  focusBoard() {
+    const active = document.activeElement;
+    if (active && active !== document.body && !this.section.contains(active)) return;
+    this.board?.querySelector('button[tabindex="0"]')?.focus({ preventScroll: true });
   }
 
   close() {
@@ -386,6 +399,7 @@ class PlayView {
       );
     }
     mount(this.info, parts);
+    this.goal.textContent = goalText(this.rules.rules, game);
   }
 
   /** The server-measured time from the first move to the last, running while the game is played. */

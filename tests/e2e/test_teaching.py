@@ -1,0 +1,98 @@
+"""The table teaches a new player: the goal of the game in one line, and the board in reach."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+
+from tests.e2e.helpers import fetch_game, join_as_guest, nickname
+from tests.e2e.test_table import new_practice
+from tests.e2e.test_table import screenshot as write_screenshot
+
+pytestmark = pytest.mark.browser
+
+UP = "{n} foundations build up in suit from the Ace to the King."
+DOWN = "{n} foundations build down in suit from the King to the Ace."
+GOALS = {
+    "caprice": ("Goal: all 104 cards on the foundations.", UP.format(n=4), DOWN.format(n=4)),
+    "castile": ("Goal: all 52 cards on the foundations.", UP.format(n=4)),
+    "box-kite": ("Goal: all 104 cards on the foundations.", DOWN.format(n=4), UP.format(n=4)),
+    "capricieuse": ("Goal: all 104 cards on the foundations.", UP.format(n=4), DOWN.format(n=4)),
+}
+SUITS = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
+RANK_WORDS = {
+    "en": {"T": "10", "J": "J", "Q": "Q", "K": "K"},
+    "fr": {"T": "10", "J": "V", "Q": "D", "K": "R"},
+}
+
+
+def screenshot(page: Any, name: str) -> None:
+    """With ``SCREENSHOTS=1``, write the page as shown into ``docs/screenshots/<name>.png``."""
+    if os.environ.get("SCREENSHOTS"):
+        write_screenshot(page, name)
+
+
+def focused_pile(page: Any) -> str | None:
+    """Return the board's pile that holds the focus, or None when the focus is off the board."""
+    return page.evaluate(
+        "() => document.activeElement?.closest('.board .pile')?.dataset.pile ?? null"
+    )
+
+
+def base_card(game: dict[str, Any], language: str) -> tuple[str, str]:
+    """Return the rank and the card the deal put on foundation 0, as the table writes them."""
+    code = next(p["cards"][0] for p in game["state"]["piles"] if p["id"] == "foundation-0")
+    rank = RANK_WORDS[language].get(code[0], code[0])
+    return rank, rank + SUITS[code[1]]
+
+
+def test_the_table_says_every_launch_variants_goal_and_focuses_the_board(new_page: Any) -> None:
+    # given a player on a laptop
+    page = new_page(viewport=(1366, 768))
+    join_as_guest(page, nickname("Goal"))
+
+    for variant, sentences in GOALS.items():
+        # when a practice table opens
+        new_practice(page, variant, "goal")
+
+        # then it says the goal in one line, as the variant's rules build its foundations
+        assert page.inner_text("#play-goal") == " ".join(sentences), variant
+        # and the focus is on the board, where the arrows move it from pile to pile
+        first = focused_pile(page)
+        assert first is not None, variant
+        page.keyboard.press("ArrowRight")
+        assert focused_pile(page) not in (None, first), variant
+
+    # and Quadruple Canfield's goal names the base card this deal set
+    game = new_practice(page, "quadruple-canfield", "goal")
+    rank, card = base_card(fetch_game(page, game["id"]), "en")
+    assert page.inner_text("#play-goal") == (
+        "Goal: all 208 cards on the foundations. 16 foundations build up in suit from the base "
+        f"rank, {rank}, that the deal set with the {card}; the Ace follows the King."
+    )
+    screenshot(page, "goal-quadruple-canfield-1366x768")
+
+
+def test_a_french_phone_reads_the_goal_in_french(new_page: Any) -> None:
+    # given a French phone
+    page = new_page(viewport=(390, 844), locale="fr-FR", has_touch=True, is_mobile=True)
+    join_as_guest(page, nickname("But"))
+
+    # when Caprice's table opens, then its goal reads in French
+    new_practice(page, "caprice", "but")
+    assert focused_pile(page) is not None
+    assert page.inner_text("#play-goal") == (
+        "But\u00a0: les 104 cartes sur les fondations. 4 fondations montent par couleur de l’as au "
+        "roi. 4 fondations descendent par couleur du roi à l’as."
+    )
+
+    # and Quadruple Canfield's names its base card with the French letters
+    game = new_practice(page, "quadruple-canfield", "but-2")
+    rank, card = base_card(fetch_game(page, game["id"]), "fr")
+    assert page.inner_text("#play-goal") == (
+        "But\u00a0: les 208 cartes sur les fondations. 16 fondations montent par couleur à partir "
+        f"du rang de base, {rank}, que la donne a fixé avec le {card}\u00a0; l’as suit le roi."
+    )
+    screenshot(page, "goal-quadruple-canfield-fr-390x844")
