@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.helpers import fetch_game, join_as_guest, nickname
+from tests.e2e.test_pages import call
 from tests.e2e.test_table import new_practice
 from tests.e2e.test_table import screenshot as write_screenshot
 
@@ -95,4 +96,53 @@ def test_a_french_phone_reads_the_goal_in_french(new_page: Any) -> None:
         "But\u00a0: les 208 cartes sur les fondations. 16 fondations montent par couleur à partir "
         f"du rang de base, {rank}, que la donne a fixé avec le {card}\u00a0; l’as suit le roi."
     )
+    # and it fits on one line, which a tap unfolds
+    assert page.eval_on_selector("#play-goal", "el => el.getBoundingClientRect().height") < 24
+    page.tap("#play-goal")
+    assert page.eval_on_selector("#play-goal", "el => el.getBoundingClientRect().height") > 40
     screenshot(page, "goal-quadruple-canfield-fr-390x844")
+
+
+def finished_practice(page: Any, variant: str, seed: str) -> dict[str, Any]:
+    """Resign a new practice game through the API and open it: the end panel shows."""
+    game = call(page, "POST", "/api/games/", {"variant": variant, "mode": "practice", "seed": seed})
+    call(page, "POST", f"/api/games/{game['id']}/resign/")
+    page.goto(f"/#/play/{game['id']}")
+    page.wait_for_selector("#result-panel[data-status='resigned']")
+    return game
+
+
+def test_the_practice_panel_opens_a_new_deal_on_a_phone(new_page: Any) -> None:
+    # given a French phone at the end of a practice game
+    page = new_page(viewport=(390, 844), locale="fr-FR", has_touch=True, is_mobile=True)
+    join_as_guest(page, nickname("Donne"))
+    over = finished_practice(page, "castile", "panel")
+    assert page.inner_text("#result-new-deal") == "Nouvelle donne"
+    page.locator("#result-next").scroll_into_view_if_needed()
+    screenshot(page, "practice-panel-fr-390x844")
+
+    # when the player taps "New deal"
+    page.tap("#result-new-deal")
+
+    # then a new practice game of the same variant opens, ready to play
+    page.wait_for_selector(".play[data-socket='open']")
+    fresh = fetch_game(page, page.evaluate("location.hash").rsplit("/", 1)[-1])
+    assert fresh["id"] != over["id"]
+    assert (fresh["variant"], fresh["mode"], fresh["status"]) == ("castile", "practice", "playing")
+    assert page.locator("#result-panel").count() == 0
+
+
+def test_the_practice_panel_opens_todays_deal_on_a_laptop(new_page: Any) -> None:
+    # given a player at the end of a practice game on a laptop
+    page = new_page(viewport=(1366, 768))
+    join_as_guest(page, nickname("Today"))
+    finished_practice(page, "box-kite", "panel")
+
+    # when the player clicks "Play today's deal"
+    page.click("#result-today")
+
+    # then the variant's daily game opens
+    page.wait_for_selector(".play[data-socket='open']")
+    daily = fetch_game(page, page.evaluate("location.hash").rsplit("/", 1)[-1])
+    assert (daily["variant"], daily["mode"], daily["status"]) == ("box-kite", "daily", "playing")
+    assert page.inner_text(".game-info").startswith(f"Daily deal of {daily['date']}")

@@ -139,6 +139,8 @@ class PlayView {
     this.heading = h("h2", { id: "play-title" }, t("Loading the game…"));
     this.info = h("p", { class: "game-info" });
     this.goal = h("p", { class: "goal", id: "play-goal" });
+    // A phone shows the goal on one line: a tap on it shows it whole, another folds it again.
+    this.goal.addEventListener("click", () => this.goal.classList.toggle("open"));
     this.stats = h("dl", { class: "stats", "aria-label": t("Game status") });
     this.controls = h("div", { class: "controls", role: "toolbar", "aria-label": t("Game actions") });
     this.banner = h("div", { class: "banner-area", "aria-live": "polite", id: "banner" });
