@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from games.engine import builtin_variant, deal, practice_seed, solve
 from tests.e2e.helpers import fetch_game, join_as_guest, nickname
 from tests.e2e.test_pages import call
 from tests.e2e.test_table import new_practice
@@ -146,3 +147,50 @@ def test_the_practice_panel_opens_todays_deal_on_a_laptop(new_page: Any) -> None
     daily = fetch_game(page, page.evaluate("location.hash").rsplit("/", 1)[-1])
     assert (daily["variant"], daily["mode"], daily["status"]) == ("box-kite", "daily", "playing")
     assert page.inner_text(".game-info").startswith(f"Daily deal of {daily['date']}")
+
+
+def home_moves_at_the_end(line: list[dict[str, Any]]) -> int:
+    """Return how many moves at the end of a line send a card home from outside the foundations."""
+    count = 0
+    for move in reversed(line):
+        home = move.get("to", "").startswith("foundation")
+        if move["type"] != "move" or not home or move["from"].startswith("foundation"):
+            break
+        count += 1
+    return count
+
+
+def test_the_table_finishes_a_game_once_only_moves_home_are_left(new_page: Any) -> None:
+    # given a practice game played by the solver's line to its last few moves, all of them home
+    result = solve(deal(builtin_variant("capricieuse"), practice_seed("win-14")), budget_seconds=5)
+    line = [move.to_json() for move in result.line]
+    tail = home_moves_at_the_end(line)
+    assert tail >= 3
+    page = new_page(viewport=(390, 844), has_touch=True, is_mobile=True)
+    join_as_guest(page, nickname("Finish"))
+    game = call(
+        page,
+        "POST",
+        "/api/games/",
+        {"variant": "capricieuse", "mode": "practice", "seed": "win-14"},
+    )
+    for ply, move in enumerate(line[:-tail]):
+        call(page, "POST", f"/api/games/{game['id']}/moves/", {"ply": ply, "move": move})
+    page.goto(f"/#/play/{game['id']}")
+    page.wait_for_selector(".play[data-socket='open']")
+    page.evaluate(
+        """() => { window.notes = []; const area = document.querySelector('#play-message');
+          new MutationObserver(() => window.notes.push(area.textContent))
+            .observe(area, {childList: true, subtree: true}); }"""
+    )
+
+    # when the player sends the next card home with a double click
+    first = line[-tail]
+    page.locator(f'.pile[data-pile="{first["from"]}"] button.card').last.dblclick()
+
+    # then the table plays the rest home by itself, saying so, and the game is won
+    page.wait_for_selector("#won-banner")
+    assert "Finishing… (click anywhere to stop)" in page.evaluate("window.notes")
+    won = fetch_game(page, game["id"])
+    assert (won["status"], won["ply"]) == ("won", len(line))
+    assert page.inner_text("#play-message") == ""

@@ -14,6 +14,8 @@ const DOUBLE_MS = 350; // two clicks or taps on the same card this close togethe
 const DRAG_PX = 8; // a press that travels this far is a drag, not a click
 const AUTO_KEY = "daily-patience:auto-foundations";
 const ONE_CLICK_KEY = "daily-patience:one-click";
+// Finishing a game whose last moves all go home: on unless the browser stored "off".
+const FINISH_KEY = "daily-patience:auto-finish";
 const RECONNECTS = 5; // lost sockets in a row opened again (a busy server's refusal: always)
 
 async function variantDetail(slug) {
@@ -59,6 +61,7 @@ function setPreference(key, on) {
 
 const autoEnabled = () => preference(AUTO_KEY, false);
 const oneClickEnabled = () => preference(ONE_CLICK_KEY, true);
+const finishEnabled = () => preference(FINISH_KEY, true);
 
 /** Return the table's own sentence for a refused move: the server's code, the table's pile names. */
 export function refusalText(answer, move, game) {
@@ -327,7 +330,7 @@ class PlayView {
       this.announcer.textContent = describeMove(move, before);
       this.setGame(answer.game);
       if (!quiet) say(this.message, "");
-      if (!auto) this.autoMoves();
+      if (!auto) this.autoMoves().then(() => this.autoFinish());
       return true;
     }
     if (answer.error === "stale_ply" || answer.error === "disconnected" || answer.error === "game_over") {
@@ -350,6 +353,37 @@ class PlayView {
     for (let i = 0; i < 104 && this.game.status === "playing"; i += 1) {
       const next = this.rules.safeFoundationMove(this.game);
       if (!next || !(await this.move(next, { quiet: true, auto: true }))) return;
+    }
+  }
+
+  /**
+   * Once only moves to the foundations are left, play them one after another, each a move like
+   * any other, saying so; any click or key on the page stops it.
+   */
+  async autoFinish() {
+    if (this.finishing || !finishEnabled() || !this.game || this.game.status !== "playing") return;
+    const line = this.rules.finishingLine(this.game);
+    if (!line) return;
+    this.finishing = true;
+    this.section.setAttribute("data-finishing", "yes");
+    say(this.message, t("Finishing… (click anywhere to stop)"), "note");
+    const stop = () => {
+      this.finishing = false;
+    };
+    document.addEventListener("pointerdown", stop, true);
+    document.addEventListener("keydown", stop, true);
+    try {
+      for (const move of line) {
+        if (!this.finishing || this.game.status !== "playing") break;
+        if (!(await this.move(move, { quiet: true, auto: true }))) break;
+      }
+    } finally {
+      document.removeEventListener("pointerdown", stop, true);
+      document.removeEventListener("keydown", stop, true);
+      const stopped = this.finishing === false && this.game.status === "playing";
+      this.finishing = false;
+      this.section.removeAttribute("data-finishing");
+      say(this.message, stopped ? t("Stopped finishing: play on as you like.") : "");
     }
   }
 
