@@ -1,4 +1,4 @@
-"""The table teaches a new player: the goal of the game in one line, and the board in reach."""
+"""The table teaches a new player: the goal, the board in reach, a way on, a finish, a glide."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from games.engine import builtin_variant, deal, practice_seed, solve
 from tests.e2e.helpers import fetch_game, join_as_guest, nickname
 from tests.e2e.test_pages import call
-from tests.e2e.test_table import new_practice
+from tests.e2e.test_table import is_home, new_practice, playable_seed, single_moves
 from tests.e2e.test_table import screenshot as write_screenshot
 
 pytestmark = pytest.mark.browser
@@ -194,3 +194,37 @@ def test_the_table_finishes_a_game_once_only_moves_home_are_left(new_page: Any) 
     won = fetch_game(page, game["id"])
     assert (won["status"], won["ply"]) == ("won", len(line))
     assert page.inner_text("#play-message") == ""
+
+
+GLIDES = """window.glides = []; const animate = Element.prototype.animate;
+  Element.prototype.animate = function (frames, options) {
+    window.glides.push(options.duration); return animate.call(this, frames, options); };"""
+
+
+def test_a_moved_card_glides_briefly_but_not_under_reduced_motion(new_page: Any) -> None:
+    # given the same move on a table in motion and on one whose system asks for reduced motion
+    seed, state = playable_seed("castile")
+    data = next(m for m in single_moves(state) if not is_home(m)).to_json()
+    for reduced in (False, True):
+        page = new_page(
+            viewport=(1366, 768), reduced_motion="reduce" if reduced else "no-preference"
+        )
+        page.add_init_script(GLIDES)
+        join_as_guest(page, nickname("Glide"))
+        new_practice(page, "castile", seed)
+        page.evaluate("localStorage.setItem('daily-patience:one-click', 'off')")
+
+        # when the player moves a card by clicking it and then its new pile
+        page.locator(f'.pile[data-pile="{data["from"]}"] button.card').last.click()
+        page.locator(f'.pile[data-pile="{data["to"]}"] :is(.card, .slot)').last.click()
+        page.wait_for_selector("#ply:text-is('1')")
+
+        # then it glides there in at most 200 ms, or does not move at all under reduced motion
+        glides = page.evaluate("window.glides")
+        moving = page.evaluate(
+            "document.getAnimations().filter(a => a.effect?.target?.closest?.('.board')).length"
+        )
+        if reduced:
+            assert glides == [] and moving == 0
+        else:
+            assert glides and max(glides) <= 200

@@ -16,6 +16,7 @@ const AUTO_KEY = "daily-patience:auto-foundations";
 const ONE_CLICK_KEY = "daily-patience:one-click";
 // Finishing a game whose last moves all go home: on unless the browser stored "off".
 const FINISH_KEY = "daily-patience:auto-finish";
+const GLIDE_MS = 150; // a moved card's slide to its new pile
 const RECONNECTS = 5; // lost sockets in a row opened again (a busy server's refusal: always)
 
 async function variantDetail(slug) {
@@ -301,13 +302,13 @@ class PlayView {
   // ---- moves ----
 
   /** Queue a move so only one is in flight; resolve true when the server applied it. */
-  move(move, { quiet = false, auto = false } = {}) {
-    const run = () => this.send(move, quiet, auto);
+  move(move, { quiet = false, auto = false, glide = true } = {}) {
+    const run = () => this.send(move, quiet, auto, glide);
     this.queue = this.queue.then(run, run);
     return this.queue;
   }
 
-  async send(move, quiet, auto) {
+  async send(move, quiet, auto, glide = true) {
     if (!this.game || this.game.status !== "playing") {
       if (!quiet) say(this.message, t("This game is over."), "error");
       return false;
@@ -327,8 +328,11 @@ class PlayView {
     this.section.removeAttribute("aria-busy");
     if (answer.type === "game" && answer.game) {
       this.arrived = move.type === "move" ? move.to : null;
+      // Where the moved cards were, for them to glide from (a dropped card is already there).
+      this.flight = glide && move.type === "move" ? { to: move.to, rects: this.cardRects(move.from, move.count || 1) } : null;
       this.announcer.textContent = describeMove(move, before);
       this.setGame(answer.game);
+      this.flight = null;
       if (!quiet) say(this.message, "");
       if (!auto) this.autoMoves().then(() => this.autoFinish());
       return true;
@@ -488,12 +492,41 @@ class PlayView {
       board.querySelector(`.pile[data-pile="${this.arrived}"] .card[data-index]:last-of-type`)?.classList.add("arrived");
       this.arrived = null;
     }
+    if (this.flight) this.glide(board, this.flight);
+    this.flight = null;
     // One stop for Tab on the board (the card last focused, else the first); arrows do the rest.
     const buttons = [...board.querySelectorAll("button")];
     for (const button of buttons) button.tabIndex = -1;
     if (focused) refocus(board, focused);
     const rover = board.contains(document.activeElement) ? document.activeElement : buttons[0];
     if (rover) rover.tabIndex = 0;
+  }
+
+  /** Return the screen boxes of the top `count` cards of a pile as drawn now. */
+  cardRects(pileId, count) {
+    const cards = [...this.boardArea.querySelectorAll(`.pile[data-pile="${pileId}"] .card[data-index]`)];
+    return cards.slice(-count).map((card) => card.getBoundingClientRect());
+  }
+
+  /**
+   * Slide the cards that just arrived on pile `to` from where they were (`rects`), in 150 ms; not
+   * at all when the reader's system asks for reduced motion.
+   */
+  glide(board, { to, rects }) {
+    if (!rects.length || window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+    const cards = [...board.querySelectorAll(`.pile[data-pile="${to}"] .card[data-index]`)].slice(-rects.length);
+    cards.forEach((card, i) => {
+      const now = card.getBoundingClientRect();
+      const dx = rects[i].left - now.left;
+      const dy = rects[i].top - now.top;
+      if (Math.abs(dx) + Math.abs(dy) < 1) return;
+      card.style.zIndex = "50";
+      const flight = card.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }], {
+        duration: GLIDE_MS,
+        easing: "ease-out",
+      });
+      flight.onfinish = flight.oncancel = () => (card.style.zIndex = "");
+    });
   }
 
   renderControls(hasStock, redeals) {
@@ -936,7 +969,7 @@ class PlayView {
       return;
     }
     this.renderBoard();
-    this.move({ type: "move", from: drag.pileId, to: pileEl.dataset.pile, count: drag.count });
+    this.move({ type: "move", from: drag.pileId, to: pileEl.dataset.pile, count: drag.count }, { glide: false });
   }
 
   // ---- keyboard ----
