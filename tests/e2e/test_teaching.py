@@ -160,34 +160,45 @@ def home_moves_at_the_end(line: list[dict[str, Any]]) -> int:
     return count
 
 
-def test_the_table_finishes_a_game_once_only_moves_home_are_left(new_page: Any) -> None:
+# What the page hears in its message area; with `stop`, a click as soon as the finish begins.
+NOTES = """(stop) => { window.notes = []; const area = document.querySelector('#play-message');
+  new MutationObserver(() => { window.notes.push(area.textContent);
+    if (stop && area.textContent.startsWith('Finishing')) document.body.dispatchEvent(
+      new PointerEvent('pointerdown', {bubbles: true})); })
+    .observe(area, {childList: true, subtree: true}); }"""
+
+
+@pytest.mark.parametrize("stop", [False, True], ids=["finished", "stopped"])
+def test_the_table_finishes_a_game_once_only_moves_home_are_left(new_page: Any, stop: bool) -> None:
     # given a practice game played by the solver's line to its last few moves, all of them home
     result = solve(deal(builtin_variant("capricieuse"), practice_seed("win-14")), budget_seconds=5)
     line = [move.to_json() for move in result.line]
     tail = home_moves_at_the_end(line)
     assert tail >= 3
-    page = new_page(viewport=(390, 844), has_touch=True, is_mobile=True)
+    if stop:
+        page = new_page(viewport=(1366, 768))
+    else:
+        page = new_page(viewport=(390, 844), has_touch=True, is_mobile=True)
     join_as_guest(page, nickname("Finish"))
-    game = call(
-        page,
-        "POST",
-        "/api/games/",
-        {"variant": "capricieuse", "mode": "practice", "seed": "win-14"},
-    )
+    body = {"variant": "capricieuse", "mode": "practice", "seed": "win-14"}
+    game = call(page, "POST", "/api/games/", body)
     for ply, move in enumerate(line[:-tail]):
         call(page, "POST", f"/api/games/{game['id']}/moves/", {"ply": ply, "move": move})
     page.goto(f"/#/play/{game['id']}")
     page.wait_for_selector(".play[data-socket='open']")
-    page.evaluate(
-        """() => { window.notes = []; const area = document.querySelector('#play-message');
-          new MutationObserver(() => window.notes.push(area.textContent))
-            .observe(area, {childList: true, subtree: true}); }"""
-    )
+    page.evaluate(NOTES, stop)
 
     # when the player sends the next card home with a double click
     first = line[-tail]
     page.locator(f'.pile[data-pile="{first["from"]}"] button.card').last.dblclick()
 
+    if stop:
+        # then a click as the finish begins stops it after the move in flight, and says so
+        page.wait_for_selector("#play-message:has-text('Stopped finishing')")
+        assert page.inner_text("#play-message") == "Stopped finishing: play on as you like."
+        played = fetch_game(page, game["id"])
+        assert (played["status"], played["ply"]) == ("playing", len(line) - tail + 2)
+        return
     # then the table plays the rest home by itself, saying so, and the game is won
     page.wait_for_selector("#won-banner")
     assert "Finishing… (click anywhere to stop)" in page.evaluate("window.notes")
