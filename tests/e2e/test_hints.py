@@ -22,6 +22,8 @@ def test_a_castile_deal_is_won_by_playing_each_hint(new_page: Any) -> None:
     join_as_guest(page, nickname("Follower"))
     game = new_practice(page, "castile", SEED)
     page.evaluate("localStorage.setItem('daily-patience:one-click', 'off')")
+    # (every move is the hint's: the table would finish the game by itself at the end)
+    page.evaluate("localStorage.setItem('daily-patience:auto-finish', 'off')")
     state = deal(builtin_variant("castile"), practice_seed(SEED))
     seen = [state]
     hints: list[dict[str, Any]] = []

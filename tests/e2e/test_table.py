@@ -323,6 +323,8 @@ def test_a_practice_game_is_won_through_the_table(new_page: Any) -> None:
     join_as_guest(page, nickname("Winner"))
     new_practice(page, WIN_VARIANT, WIN_SEED)
     page.evaluate("localStorage.setItem('daily-patience:one-click', 'off')")
+    # (the table would finish the game by itself once only moves home are left)
+    page.evaluate("localStorage.setItem('daily-patience:auto-finish', 'off')")
 
     # when the player plays the line on the table: clicks for moves, the buttons for the rest,
     # and a double-click that sends the last card home

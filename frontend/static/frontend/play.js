@@ -6,6 +6,7 @@ import { RetryNotice, retryAfterOf, retryDelay } from "./backoff.js";
 import { buildBoard, fitBoard, pileKind, pileTitle } from "./board.js";
 import { cardShort, prettyCards } from "./cards.js";
 import { formatDuration, h, mount, say } from "./dom.js";
+import { goalText } from "./goal.js";
 import { t, tn } from "./i18n.js";
 import { TableRules } from "./rules.js";
 
@@ -13,6 +14,9 @@ const DOUBLE_MS = 350; // two clicks or taps on the same card this close togethe
 const DRAG_PX = 8; // a press that travels this far is a drag, not a click
 const AUTO_KEY = "daily-patience:auto-foundations";
 const ONE_CLICK_KEY = "daily-patience:one-click";
+// Finishing a game whose last moves all go home: on unless the browser stored "off".
+const FINISH_KEY = "daily-patience:auto-finish";
+const GLIDE_MS = 150; // a moved card's slide to its new pile
 const RECONNECTS = 5; // lost sockets in a row opened again (a busy server's refusal: always)
 
 async function variantDetail(slug) {
@@ -58,6 +62,7 @@ function setPreference(key, on) {
 
 const autoEnabled = () => preference(AUTO_KEY, false);
 const oneClickEnabled = () => preference(ONE_CLICK_KEY, true);
+const finishEnabled = () => preference(FINISH_KEY, true);
 
 /** Return the table's own sentence for a refused move: the server's code, the table's pile names. */
 export function refusalText(answer, move, game) {
@@ -145,6 +150,9 @@ class PlayView {
     );
     this.heading = h("h2", { id: "play-title" }, t("Loading the game…"));
     this.info = h("p", { class: "game-info" });
+    this.goal = h("p", { class: "goal", id: "play-goal" });
+    // A phone shows the goal on one line: a tap on it shows it whole, another folds it again.
+    this.goal.addEventListener("click", () => this.goal.classList.toggle("open"));
     this.stats = h("dl", { class: "stats", "aria-label": t("Game status") });
     this.controls = h("div", { class: "controls", role: "toolbar", "aria-label": t("Game actions") });
     this.banner = h("div", { class: "banner-area", "aria-live": "polite", id: "banner" });
@@ -154,7 +162,7 @@ class PlayView {
     this.section = h(
       "section",
       { class: "play", "aria-labelledby": "play-title" },
-      h("div", { class: "play-head" }, h("div", { class: "play-title" }, this.heading, this.info), this.stats, this.controls),
+      h("div", { class: "play-head" }, h("div", { class: "play-title" }, this.heading, this.info, this.goal), this.stats, this.controls),
       this.banner,
       this.notice.el,
       this.offline,
@@ -196,7 +204,18 @@ class PlayView {
     this.rules = new TableRules(variant.rules || null);
     if (this.closed) return;
     this.setGame(game, { force: true });
+    this.focusBoard();
     this.connect();
+  }
+
+  /**
+   * Put the focus on the board's one Tab stop as the table opens, so that a keyboard reaches the
+   * cards at once; a focus the player already placed elsewhere on the page is left alone.
+   */
+  focusBoard() {
+    const active = document.activeElement;
+    if (active && active !== document.body && !this.section.contains(active)) return;
+    this.board?.querySelector('button[tabindex="0"]')?.focus({ preventScroll: true });
   }
 
   close() {
@@ -326,13 +345,13 @@ class PlayView {
   // ---- moves ----
 
   /** Queue a move so only one is in flight; resolve true when the server applied it. */
-  move(move, { quiet = false, auto = false } = {}) {
-    const run = () => this.send(move, quiet, auto);
+  move(move, { quiet = false, auto = false, glide = true } = {}) {
+    const run = () => this.send(move, quiet, auto, glide);
     this.queue = this.queue.then(run, run);
     return this.queue;
   }
 
-  async send(move, quiet, auto) {
+  async send(move, quiet, auto, glide = true) {
     if (!this.game || this.game.status !== "playing") {
       if (!quiet) say(this.message, t("This game is over."), "error");
       return false;
@@ -367,10 +386,13 @@ class PlayView {
     this.section.removeAttribute("aria-busy");
     if (answer.type === "game" && answer.game) {
       this.arrived = move.type === "move" ? move.to : null;
+      // Where the moved cards were, for them to glide from (a dropped card is already there).
+      this.flight = glide && move.type === "move" ? { to: move.to, rects: this.cardRects(move.from, move.count || 1) } : null;
       this.announcer.textContent = describeMove(move, before);
       this.setGame(answer.game);
+      this.flight = null;
       if (!quiet) say(this.message, "");
-      if (!auto) this.autoMoves();
+      if (!auto) this.autoMoves().then(() => this.autoFinish());
       return true;
     }
     if (answer.error === "stale_ply" || answer.error === "disconnected" || answer.error === "game_over") {
@@ -393,6 +415,37 @@ class PlayView {
     for (let i = 0; i < 104 && this.game.status === "playing"; i += 1) {
       const next = this.rules.safeFoundationMove(this.game);
       if (!next || !(await this.move(next, { quiet: true, auto: true }))) return;
+    }
+  }
+
+  /**
+   * Once only moves to the foundations are left, play them one after another, each a move like
+   * any other, saying so; any click or key on the page stops it.
+   */
+  async autoFinish() {
+    if (this.finishing || !finishEnabled() || !this.game || this.game.status !== "playing") return;
+    const line = this.rules.finishingLine(this.game);
+    if (!line) return;
+    this.finishing = true;
+    this.section.setAttribute("data-finishing", "yes");
+    say(this.message, t("Finishing… (click anywhere to stop)"), "note");
+    const stop = () => {
+      this.finishing = false;
+    };
+    document.addEventListener("pointerdown", stop, true);
+    document.addEventListener("keydown", stop, true);
+    try {
+      for (const move of line) {
+        if (!this.finishing || this.game.status !== "playing") break;
+        if (!(await this.move(move, { quiet: true, auto: true }))) break;
+      }
+    } finally {
+      document.removeEventListener("pointerdown", stop, true);
+      document.removeEventListener("keydown", stop, true);
+      const stopped = this.finishing === false && this.game.status === "playing";
+      this.finishing = false;
+      this.section.removeAttribute("data-finishing");
+      say(this.message, stopped ? t("Stopped finishing: play on as you like.") : "");
     }
   }
 
@@ -444,6 +497,7 @@ class PlayView {
       );
     }
     mount(this.info, parts);
+    this.goal.textContent = goalText(this.rules.rules, game);
   }
 
   /** The server-measured time from the first move to the last, running while the game is played. */
@@ -496,12 +550,41 @@ class PlayView {
       board.querySelector(`.pile[data-pile="${this.arrived}"] .card[data-index]:last-of-type`)?.classList.add("arrived");
       this.arrived = null;
     }
+    if (this.flight) this.glide(board, this.flight);
+    this.flight = null;
     // One stop for Tab on the board (the card last focused, else the first); arrows do the rest.
     const buttons = [...board.querySelectorAll("button")];
     for (const button of buttons) button.tabIndex = -1;
     if (focused) refocus(board, focused);
     const rover = board.contains(document.activeElement) ? document.activeElement : buttons[0];
     if (rover) rover.tabIndex = 0;
+  }
+
+  /** Return the screen boxes of the top `count` cards of a pile as drawn now. */
+  cardRects(pileId, count) {
+    const cards = [...this.boardArea.querySelectorAll(`.pile[data-pile="${pileId}"] .card[data-index]`)];
+    return cards.slice(-count).map((card) => card.getBoundingClientRect());
+  }
+
+  /**
+   * Slide the cards that just arrived on pile `to` from where they were (`rects`), in 150 ms; not
+   * at all when the reader's system asks for reduced motion.
+   */
+  glide(board, { to, rects }) {
+    if (!rects.length || window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
+    const cards = [...board.querySelectorAll(`.pile[data-pile="${to}"] .card[data-index]`)].slice(-rects.length);
+    cards.forEach((card, i) => {
+      const now = card.getBoundingClientRect();
+      const dx = rects[i].left - now.left;
+      const dy = rects[i].top - now.top;
+      if (Math.abs(dx) + Math.abs(dy) < 1) return;
+      card.style.zIndex = "50";
+      const flight = card.animate([{ transform: `translate(${dx}px, ${dy}px)` }, { transform: "none" }], {
+        duration: GLIDE_MS,
+        easing: "ease-out",
+      });
+      flight.onfinish = flight.oncancel = () => (card.style.zIndex = "");
+    });
   }
 
   renderControls(hasStock, redeals) {
@@ -965,7 +1048,7 @@ class PlayView {
       return;
     }
     this.renderBoard();
-    this.move({ type: "move", from: drag.pileId, to: pileEl.dataset.pile, count: drag.count });
+    this.move({ type: "move", from: drag.pileId, to: pileEl.dataset.pile, count: drag.count }, { glide: false });
   }
 
   // ---- keyboard ----

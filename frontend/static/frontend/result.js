@@ -3,7 +3,7 @@
 //
 // It opens on the table's "game-over" event (a game just won or resigned, or a finished game
 // opened) and when the play view of a finished game is ready; it goes away with the route.
-import { api } from "./api.js";
+import { api, apiPatient } from "./api.js";
 import { countdown } from "./countdown.js";
 import { h, mount, say } from "./dom.js";
 import { t, tn } from "./i18n.js";
@@ -131,6 +131,7 @@ function show(game, { focus }) {
       daily ? h("div", {}, h("dt", {}, t("Win streak")), streak) : null,
     ),
     daily ? clock.el : h("p", { class: "note" }, t("A practice game never reaches a leaderboard.")),
+    daily ? null : nextGames(game, message),
     shareArea,
     message,
     links,
@@ -149,6 +150,31 @@ function show(game, { focus }) {
   if (focus) title.focus();
   if (daily && game.voided) fillVoided(game, { rank, streak, message });
   else if (daily) fillDaily(game, { rank, streak, shareArea, message });
+}
+
+/**
+ * The practice panel's way on: "New deal" (a practice game of the same variant on a fresh deal)
+ * and "Play today's deal" (the variant's daily game, or the player's own if already started).
+ */
+function nextGames(game, message) {
+  const fresh = h("button", { type: "button", id: "result-new-deal" }, t("New deal"));
+  const today = h("button", { type: "button", class: "secondary", id: "result-today" }, t("Play today's deal"));
+  const buttons = [fresh, today];
+  const start = async (body) => {
+    for (const button of buttons) button.disabled = true;
+    say(message, "");
+    try {
+      const next = await apiPatient("POST", "/api/games/", body);
+      location.hash = `#/play/${encodeURIComponent(next.id)}`;
+    } catch (error) {
+      const busy = error.status === 503;
+      say(message, busy ? t("The service is too busy to start the game now: try again in a minute.") : error.detail, "error");
+      for (const button of buttons) button.disabled = false;
+    }
+  };
+  fresh.addEventListener("click", () => start({ variant: game.variant, mode: "practice" }));
+  today.addEventListener("click", () => start({ variant: game.variant, mode: "daily" }));
+  return h("div", { class: "next-games", id: "result-next" }, buttons);
 }
 
 /** A voided result ranks nowhere and is not shared: the panel says so, and waits for nothing. */

@@ -169,6 +169,44 @@ export class TableRules {
     return null;
   }
 
+  /**
+   * Return the moves that send every card left home, one to a foundation after another, or null
+   * when the game is not yet that simple: only when every card is face up, no stock or waste card
+   * is left, nothing is waiting to refill the tableau, and playing top cards home wins.
+   */
+  finishingLine(game) {
+    if (!this.known) return null;
+    const piles = game.state.piles.map((pile) => ({ id: pile.id, cards: [...pile.cards] }));
+    const refill = (this.rules.tableau || {}).refill_from;
+    for (const pile of piles) {
+      const kind = pileKind(pile.id);
+      if (pile.cards.some((code) => code === null)) return null;
+      if ((kind === "stock" || kind === "waste" || pile.id === refill) && pile.cards.length) return null;
+    }
+    const position = { state: { ...game.state, piles } };
+    const foundations = piles.filter((pile) => pileKind(pile.id) === "foundation");
+    const sources = piles.filter((pile) => ["tableau", "reserve"].includes(pileKind(pile.id)));
+    let left = sources.reduce((sum, pile) => sum + pile.cards.length, 0);
+    const line = [];
+    while (left > 0) {
+      let step = null;
+      for (const source of sources) {
+        if (!source.cards.length) continue;
+        const card = source.cards.at(-1);
+        const target = foundations.find((pile) => this.accepts(position, source, pile, [card]));
+        if (target) {
+          step = { source, target };
+          break;
+        }
+      }
+      if (!step) return null;
+      step.target.cards.push(step.source.cards.pop());
+      line.push({ type: "move", from: step.source.id, to: step.target.id, count: 1 });
+      left -= 1;
+    }
+    return line.length ? line : null;
+  }
+
   /** Return whether `card` is the second card of `target`'s building order (a 2 up, a Queen down). */
   nothingWaits(game, card, target) {
     const rule = this.foundations[pileNumber(target.id)];
