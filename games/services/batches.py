@@ -45,10 +45,10 @@ from django.conf import settings
 
 from core import database, metrics
 from games import clock, positions, selectors, signals
-from games.engine import IllegalMove, State, apply_move, is_stuck, state_to_json
+from games.engine import State, is_stuck, state_to_json
 from games.models import Deal, Game, Move, Player, Variant
 from games.services.games import check_move, check_ply
-from games.services.moves import RETURNED, game_from_row
+from games.services.moves import RETURNED, game_from_row, ordinary_position
 from games.verification.seals import move_seal
 
 logger = logging.getLogger(__name__)
@@ -264,15 +264,9 @@ def move_row(*, game_id: str, player: Player, ply: int, move: Any, state: State)
 def prepare(*, game_id: str, player: Player, ply: int, move: Any) -> tuple[State, dict] | None:
     """Return the position after an ordinary ``move`` at ``ply`` and its input row, or None when
     the move is not ordinary here (position not cached, illegal, a win)."""
-    before = positions.cache.get(game_id, ply)
-    if before is None:
+    state = ordinary_position(game_id=game_id, ply=ply, move=move)
+    if state is None:
         return None
-    try:
-        state = apply_move(before, move)
-    except IllegalMove:
-        return None  # the locking path words the refusal (or a game over, a stale ply first)
-    if state.won:
-        return None  # a finish is verified, and its result written, under the row lock
     return state, move_row(game_id=game_id, player=player, ply=ply, move=move, state=state)
 
 

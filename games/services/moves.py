@@ -37,7 +37,7 @@ from django.db import connection, transaction
 from django.db.backends.utils import CursorWrapper
 
 from games import clock, positions, signals
-from games.engine import IllegalMove, apply_move, is_stuck, state_to_json
+from games.engine import IllegalMove, State, apply_move, is_stuck, state_to_json
 from games.models import Deal, Game, Move, Player, Variant
 from games.verification.seals import move_seal
 
@@ -140,11 +140,10 @@ def _may_skip_flush() -> bool:
     return not settings.MOVES_SYNCHRONOUS_COMMIT and not connection.in_atomic_block
 
 
-def move_append(*, game_id: str, player: Player, ply: int, move: Any) -> Game | None:
-    """Apply ``move`` (an engine move) at ``ply`` in one statement; return the game, or None
-    when the fast path does not apply and nothing was written (see the module docstring)."""
-    if not fast_path_applies():
-        return None
+def ordinary_position(*, game_id: str, ply: int, move: Any) -> State | None:
+    """Return the position after ``move`` (an engine move) at ``ply`` when the move is ordinary
+    here: its game's position at that ply is cached, the move is legal and does not win. Else
+    None: the locking path takes it."""
     before = positions.cache.get(game_id, ply)
     if before is None:
         return None
@@ -154,6 +153,17 @@ def move_append(*, game_id: str, player: Player, ply: int, move: Any) -> Game | 
         return None  # the locking path words the refusal (or a game over, a stale ply first)
     if state.won:
         return None  # a finish is verified, and its result written, under the row lock
+    return state
+
+
+def move_append(*, game_id: str, player: Player, ply: int, move: Any) -> Game | None:
+    """Apply ``move`` (an engine move) at ``ply`` in one statement; return the game, or None
+    when the fast path does not apply and nothing was written (see the module docstring)."""
+    if not fast_path_applies():
+        return None
+    state = ordinary_position(game_id=game_id, ply=ply, move=move)
+    if state is None:
+        return None
     now = clock.now()
     logged = move.to_json()
     params = {
