@@ -113,6 +113,16 @@ def _keys(deal_id: int) -> dict[str, str]:
     }
 
 
+def _record_call(
+    deal_id: int, progress: dict[str, Any], *, over: bool, now: float
+) -> tuple[list[str], list[Any]]:
+    """Return the keys and arguments of ``_RECORD`` for a player's progress on a deal."""
+    k = _keys(deal_id)
+    keys = [k["progress"], k["presence"], k["dirty"]]
+    args = [progress["player"], json.dumps(progress), progress["ply"], now, int(over)]
+    return keys, [*args, KEY_TTL_SECONDS]
+
+
 _record = redis_client.script(_RECORD)
 _take = redis_client.script(_TAKE)
 _presence = redis_client.script(_PRESENCE)
@@ -127,19 +137,7 @@ class RedisStore:
         return redis_client.run(lambda client: script(client, keys=keys, args=args), what=self.what)
 
     def record(self, deal_id: int, progress: dict[str, Any], *, over: bool, now: float) -> None:
-        k = _keys(deal_id)
-        self._call(
-            _record,
-            [k["progress"], k["presence"], k["dirty"]],
-            [
-                progress["player"],
-                json.dumps(progress),
-                progress["ply"],
-                now,
-                int(over),
-                KEY_TTL_SECONDS,
-            ],
-        )
+        self._call(_record, *_record_call(deal_id, progress, over=over, now=now))
 
     def mark_board(self, deal_id: int) -> None:
         """Have the deal's next push send its leaderboard again."""
@@ -276,13 +274,8 @@ async def arecord_move(sender: Any = None, *, game: Game, **kwargs: Any) -> None
         if not redis_client.configured():
             _memory_store.record(game.deal_id, progress, over=False, now=now())
             return
-        k = _keys(game.deal_id)
-        await redis_client.call_script(
-            _RECORD,
-            [k["progress"], k["presence"], k["dirty"]],
-            [progress["player"], json.dumps(progress), progress["ply"], now(), 0, KEY_TTL_SECONDS],
-            what=RedisStore.what,
-        )
+        keys, args = _record_call(game.deal_id, progress, over=False, now=now())
+        await redis_client.call_script(_RECORD, keys, args, what=RedisStore.what)
     except Exception as error:  # a lost live update must never fail the write
         logger.warning("could not record the progress of game %s: %r", game.pk, error)
 
