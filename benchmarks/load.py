@@ -195,13 +195,7 @@ def join(processes: list[Any]) -> None:
 
 def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
     merged: dict[str, Any] = {
-        "moves": 0,
-        "sent": 0,
-        "latencies": [],
-        "errors": Counter(),
-        "unavailable": Counter(),
-        "retry_after": [],
-        "stamps": [],
+        **_clients.new_report(),
         "lags": [],
         "client_cpu": 0.0,
         "client_shares": [],
