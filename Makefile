@@ -18,8 +18,11 @@ run: $(VENV)/.installed-run
 	$(BIN)/python -m config.serve config.asgi:application --host 127.0.0.1 --port 8000 \
 		--ws-max-size 131072
 
+# The suite but the browser tests runs in TEST_WORKERS processes (pytest-xdist), each with a
+# test database and a Redis database of its own (config/settings.py).
+TEST_WORKERS ?= 2
 test: $(VENV)/.installed-dev lint
-	$(BIN)/pytest -m "not browser"
+	$(BIN)/pytest -m "not browser" -n $(TEST_WORKERS)
 	$(BIN)/pytest -m browser tests/e2e -p no:asyncio -W ignore::pytest.PytestConfigWarning
 
 lint: $(VENV)/.installed-dev node_modules/.installed

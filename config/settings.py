@@ -7,6 +7,7 @@ SQLite, an in-memory channel layer and a local-memory cache.
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
@@ -15,6 +16,14 @@ from config import env as config_env
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 ENV = os.environ
+
+if ENV.get("REDIS_URL") and ENV.get("PYTEST_XDIST_WORKER"):
+    # A test run in parallel workers (``make test``): each worker gets a Redis database of its
+    # own, after the configured one (gw0 keeps it), since the tests empty the cache and the
+    # channel layer between tests; services a test starts inherit it.
+    _parts = urlsplit(ENV["REDIS_URL"])
+    _database = int(_parts.path.lstrip("/") or 0) + int(ENV["PYTEST_XDIST_WORKER"][2:])
+    ENV["REDIS_URL"] = urlunsplit(_parts._replace(path=f"/{_database}"))
 
 if config_env.env_bool(ENV, "DAILY_PATIENCE_REQUIRE_SERVICES", default=False) and not (
     ENV.get("DATABASE_URL") and ENV.get("REDIS_URL")
