@@ -34,7 +34,7 @@ from core.languages import CLIENT_CATALOGUES
 BASE_DIR = Path(__file__).resolve().parent.parent
 CLIENT_SOURCES = BASE_DIR / "frontend" / "static" / "frontend"
 LOCALE_DIR = BASE_DIR / "locale"
-LANGUAGES = ("fr",)
+LANGUAGES = ("fr", "es")
 
 _STRING = r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\$]|\\.)*`)"""
 _CALL = re.compile(r"(?<![\w$.])(tn?)\(\s*")
