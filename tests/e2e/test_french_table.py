@@ -33,6 +33,15 @@ def head_off_screen(page: Any) -> list[str]:
     )
 
 
+# The placeholders of the practice seed fields wider than their field's room for text.
+PLACEHOLDERS_CUT = """() => [...document.querySelectorAll('.seed-text')].filter((input) => {
+  const style = getComputedStyle(input);
+  const context = document.createElement('canvas').getContext('2d');
+  context.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+  const room = input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  return context.measureText(input.placeholder).width > room;
+}).map((input) => input.placeholder)"""
+
 # What the table says, in each language: its info line, its words and its sentences.
 SAYS = {
     "fr": {
@@ -66,6 +75,9 @@ def test_a_phone_plays_a_table_in_its_language_that_fits(new_page: Any, language
     # given a French or Spanish browser on a phone, at a practice game
     page = new_page(viewport=(390, 844), locale={"fr": "fr-FR", "es": "es-ES"}[language])
     join_as_guest(page, nickname(language.title()))
+    # and on the home page, every practice seed field shows its whole placeholder
+    page.wait_for_selector("#view[data-ready='home'] .seed-text")
+    assert page.evaluate(PLACEHOLDERS_CUT) == []
     new_practice(page, VARIANT, "table")
 
     # then the table speaks the browser's language, and its longer words fit
