@@ -159,7 +159,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # English. Server sentences are in locale/<language>/LC_MESSAGES/django.po, the client's in
 # frontend/i18n/<language>.json.
 LANGUAGE_CODE = "en"
-LANGUAGES = [("en", "English"), ("fr", "Français")]
+LANGUAGES = [("en", "English"), ("fr", "Français"), ("es", "Español")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 LANGUAGE_COOKIE_AGE = 365 * 24 * 60 * 60
 LANGUAGE_COOKIE_SAMESITE = "Lax"
@@ -258,9 +258,9 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Daily Patience API",
     "DESCRIPTION": "Daily patience (solitaire) challenges: variants, daily deals, games and "
-    "leaderboards. Error details and the variants' names and descriptions are in English or "
-    "French, as the `django_language` cookie or else `Accept-Language` asks; error codes are "
-    "the same in every language.\n\n"
+    "leaderboards. Error details and the variants' names and descriptions are in English, "
+    "French or Spanish, as the `django_language` cookie or else `Accept-Language` asks; error "
+    "codes are the same in every language.\n\n"
     "**WebSocket.** Two sockets push changes live. `ws://HOST/ws/games/<id>/`, for the game's "
     "player (session, `?token=` or `Authorization: Token`), sends `game` and `error` messages "
     'and takes a move `{"ply": n, "move": MOVE}` or `{"type": "resign"}`. '

@@ -83,7 +83,9 @@ function identityForm() {
     name: "password",
     type: "password",
     autocomplete: "current-password",
-    placeholder: t("Password (to log in or register)"),
+    // The short word fits the field in every language; the whole hint is its tooltip.
+    placeholder: t("Password"),
+    title: t("Password (to log in or register)"),
   });
   const form = h(
     "form",
