@@ -10,13 +10,18 @@ BIN := $(VENV)/bin
 
 # The service and, beside it, the scheduler (the day's certified deals, closed days, the deals
 # admins asked to regenerate); stopping the service stops both.
-run: $(VENV)/.installed-run
+run: $(VENV)/.installed-run staticfiles/staticfiles.json
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py loadvariants
 	@$(BIN)/python manage.py runscheduler & scheduler=$$!; \
 	trap 'kill $$scheduler 2>/dev/null' EXIT; \
 	$(BIN)/python -m config.serve config.asgi:application --host 127.0.0.1 --port 8000 \
 		--ws-max-size 131072
+
+# The static files under their hashed names (config/staticfiles.py), collected again whenever a
+# source file or the installed packages change.
+staticfiles/staticfiles.json: $(VENV)/.installed-run $(shell find */static -type f 2>/dev/null)
+	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
 
 test: $(VENV)/.installed-dev lint
 	$(BIN)/pytest -m "not browser"

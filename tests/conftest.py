@@ -5,6 +5,21 @@ import contextlib
 
 import pytest
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Collect the static files under their hashed names (config/staticfiles.py) before any
+    page names them: pytest-django turns ``DEBUG`` off, under which ``{% static %}`` reads the
+    manifest, here and in the servers the tests start. Collected at every run, so never stale."""
+    from django.contrib.staticfiles.management.commands.collectstatic import Command
+    from django.core.management import call_command
+
+    from config.staticfiles import HashedNamesStorage
+
+    command = Command()
+    command.storage = HashedNamesStorage()
+    call_command(command, interactive=False, verbosity=0)
+
+
 # --- WebSocket tests (tests/games/test_ws_*.py) ---------------------------------------------
 
 WS_ORIGIN = (b"origin", b"http://testserver")
