@@ -98,6 +98,13 @@ lock: $(VENV)/.installed-dev
 	$(PIP_COMPILE) -c requirements/all.txt --extra dev -o requirements/dev.txt pyproject.toml
 	$(PIP_COMPILE) -c requirements/all.txt --extra bench -o requirements/bench.txt pyproject.toml
 
+# The restore drill on the database of DATABASE_URL (docs/operations.md, "Backups and restore"):
+# pg_dump, pg_restore into a fresh database beside it, every result of every closed day
+# re-verified there and every board compared with the original's; fails on any mismatch.
+# DRILL_ARGS=--keep keeps the restored database, DRILL_ARGS="--dump FILE" the dump.
+drill: $(VENV)/.installed-run
+	$(BIN)/python manage.py drill $(DRILL_ARGS)
+
 bench: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/engine.py
 
