@@ -141,6 +141,7 @@ class Command(BaseCommand):
                         "--no-owner",
                         "--no-privileges",
                         "--exit-on-error",
+                        "--single-transaction",
                         f"--dbname={target}",
                         str(dump),
                     ],
