@@ -64,7 +64,7 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.SecurityHeadersMiddleware",
     "config.middleware.ErrorMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.staticfiles.StaticFilesMiddleware",  # WhiteNoise
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The request's language (docs/languages.md); after WhiteNoise, so that static files do not
     # vary by language.
@@ -172,11 +172,14 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "frontend" / "static"]
+# Static files under names hashed from their content, ES module imports rewritten to them
+# (config/staticfiles.py): with DEBUG off, collectstatic must have run before the service serves
+# (the image, the compose migrate job, make run and the tests' start do it).
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "config.staticfiles.HashedStaticFilesStorage"},
 }
-# Serve straight from the source folders too, so a run without collectstatic still has its files.
+# Serve straight from the source folders too: in DEBUG pages name the plain files.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 # Files served at the site's root: /favicon.ico, which browsers ask of every page (the admin's too).
