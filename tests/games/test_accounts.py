@@ -361,3 +361,85 @@ def test_account_writes_are_rate_limited(settings) -> None:
     assert second.status_code == 429
     assert second.json()["error"] == "rate_limited"
     assert alice.get("/api/me/tokens/").status_code == 200  # reading the list is not limited
+
+
+def test_deletion_keeps_the_board_and_every_result_verifies_again(
+    django_capture_on_commit_callbacks,
+) -> None:
+    # given two players who finished today's Castile (resigned: verified and ranked)
+    from games.models import Result
+    from games.services.moderation import game_reverify
+    from games.verification.seals import seal_is_valid
+
+    players = {}
+    for nickname in ("Alice", "Bob"):
+        _, secret = guest(nickname)
+        client = by_token(secret)
+        game = client.post("/api/games/", {"variant": "castile", "mode": "daily"}, "json").json()
+        assert client.post(f"/api/games/{game['id']}/resign/").status_code == 200
+        players[nickname] = (client, game)
+    board_url = f"/api/leaderboards/castile/{players['Alice'][1]['date']}/"
+    before = APIClient().get(board_url).json()  # the board is built (in Redis)
+
+    # when Alice deletes her account
+    alice, _ = players["Alice"]
+    with django_capture_on_commit_callbacks(execute=True):
+        assert alice.delete("/api/me/", {"confirm": "Alice"}, "json").status_code == 204
+
+    # then the board keeps its ranks, under her new name, and every result verifies again
+    after = APIClient().get(board_url).json()
+    anonymous = Player.objects.get(deleted_at__isnull=False).nickname
+    assert after["total"] == before["total"] == 2
+    assert [(e["rank"], e["game"]) for e in after["entries"]] == [
+        (e["rank"], e["game"]) for e in before["entries"]
+    ]
+    names = {e["game"]: e["player"] for e in after["entries"]}
+    assert names == {players["Alice"][1]["id"]: anonymous, players["Bob"][1]["id"]: "Bob"}
+    for result in Result.objects.all():
+        assert seal_is_valid(result)
+        assert game_reverify(game=result.game).ok
+
+
+# --- commitments ------------------------------------------------------------------------------
+
+
+def test_a_commitment_once_published_never_changes(variants) -> None:
+    # given tomorrow's deals made, one shown by the API (the daily list's "next")
+    from core.errors import ServiceError
+    from games import services
+    from games.models import Deal
+
+    tomorrow = clock.today() + dt.timedelta(days=1)
+    unseen = services.deal_get_or_create(variant=variants["caprice"], date=tomorrow)
+    assert services.deal_request_regeneration(deal_id=unseen.pk).pk == unseen.pk  # not shown yet
+    Deal.objects.filter(pk=unseen.pk).update(regeneration_requested_at=None)
+    listed = APIClient().get("/api/daily/").json()
+    shown = {e["variant"]: e["next"]["commitment"] for e in listed if e["next"]}
+
+    # when an admin asks to regenerate it
+    with pytest.raises(ServiceError) as refusal:
+        services.deal_request_regeneration(deal_id=unseen.pk)
+
+    # then it is refused, and the deal is the one published
+    assert "has been published" in refusal.value.detail
+    deal = Deal.objects.get(pk=unseen.pk)
+    assert deal.published_at is not None
+    assert shown["caprice"] == deal.commitment
+
+
+def test_the_scheduler_does_not_remake_a_deal_published_after_it_was_asked(variants) -> None:
+    # given a regeneration asked before the commitment was shown
+    from games import services
+    from games.models import Deal
+
+    tomorrow = clock.today() + dt.timedelta(days=1)
+    deal = services.deal_get_or_create(variant=variants["caprice"], date=tomorrow)
+    services.deal_request_regeneration(deal_id=deal.pk)
+    APIClient().get("/api/daily/")
+
+    # when the scheduler runs the requests
+    done = services.deals_regenerate_requested(seconds=0.01)
+
+    # then it refused, and the commitment stands
+    assert [(d.pk, error is not None) for d, error in done] == [(deal.pk, True)]
+    assert Deal.objects.get(pk=deal.pk).commitment == deal.commitment
