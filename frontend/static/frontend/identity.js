@@ -84,7 +84,7 @@ function guestLogoutPanel(panel) {
     autocomplete: "new-password",
     minlength: 8,
     maxlength: 128,
-    placeholder: t("New password (8 characters or more)"),
+    placeholder: t("New password"),
   });
   const keep = h("button", { type: "submit", id: "keep-account" }, t("Set the password and keep the account"));
   const leave = h("button", { type: "button", class: "secondary", id: "logout-anyway" }, t("Log out and lose the account"));
