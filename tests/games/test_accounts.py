@@ -443,3 +443,51 @@ def test_the_scheduler_does_not_remake_a_deal_published_after_it_was_asked(varia
     # then it refused, and the commitment stands
     assert [(d.pk, error is not None) for d, error in done] == [(deal.pk, True)]
     assert Deal.objects.get(pk=deal.pk).commitment == deal.commitment
+
+
+# --- the admin and the upgrade ----------------------------------------------------------------
+
+
+def test_the_admin_lists_tokens_without_a_secret_and_revokes_them(client) -> None:
+    # given a guest's token and a superuser
+    _, secret = guest("Alice")
+    root = Player.objects.create_superuser("Root", "the right pass phrase")
+    client.force_login(root)
+    token = ApiToken.objects.get(player__nickname="Alice")
+
+    # when
+    listed = client.get("/admin/games/apitoken/")
+    deleted = client.post(f"/admin/games/apitoken/{token.pk}/delete/", {"post": "yes"})
+
+    # then
+    assert listed.status_code == 200 and "Alice" in listed.content.decode()
+    assert secret not in listed.content.decode() and token.digest not in listed.content.decode()
+    assert deleted.status_code == 302
+    assert by_token(secret).get("/api/me/").status_code == 401
+
+
+def test_the_upgrade_hashes_every_clear_token_and_drops_their_table() -> None:
+    # given the former table of clear tokens, with one token
+    import importlib
+
+    from django.apps import apps
+    from django.db import connection
+
+    upgrade = importlib.import_module("games.migrations.0012_accounts_tokens_commitments")
+    player = Player.objects.create_user("Old")
+    clear = "ab" * 20
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "CREATE TABLE authtoken_token (key varchar(40) PRIMARY KEY, created timestamptz, "
+            "user_id bigint)"
+        )
+        cursor.execute("INSERT INTO authtoken_token VALUES (%s, now(), %s)", [clear, player.pk])
+
+    # when the upgrade runs
+    with connection.schema_editor() as editor:
+        upgrade.hash_clear_tokens(apps, editor)
+
+    # then the token still signs in, stored as its hash only, and the clear table is gone
+    assert by_token(clear).get("/api/me/").json()["nickname"] == "Old"
+    assert ApiToken.objects.get().digest == hashlib.sha256(clear.encode()).hexdigest()
+    assert "authtoken_token" not in connection.introspection.table_names()
