@@ -403,28 +403,29 @@ def test_deletion_keeps_the_board_and_every_result_verifies_again(
 # --- commitments ------------------------------------------------------------------------------
 
 
-def test_a_commitment_once_published_never_changes(variants) -> None:
-    # given tomorrow's deals made, one shown by the API (the daily list's "next")
-    from core.errors import ServiceError
+def test_a_commitment_once_published_is_never_regenerated_in_the_admin(variants, client) -> None:
+    # given tomorrow's deals made, and their commitments shown by the API (the list's "next")
     from games import services
     from games.models import Deal
 
+    client.force_login(Player.objects.create_superuser("Root", "the right pass phrase"))
     tomorrow = clock.today() + dt.timedelta(days=1)
-    unseen = services.deal_get_or_create(variant=variants["caprice"], date=tomorrow)
-    assert services.deal_request_regeneration(deal_id=unseen.pk).pk == unseen.pk  # not shown yet
-    Deal.objects.filter(pk=unseen.pk).update(regeneration_requested_at=None)
+    made = services.deal_get_or_create(variant=variants["caprice"], date=tomorrow)
     listed = APIClient().get("/api/daily/").json()
     shown = {e["variant"]: e["next"]["commitment"] for e in listed if e["next"]}
 
     # when an admin asks to regenerate it
-    with pytest.raises(ServiceError) as refusal:
-        services.deal_request_regeneration(deal_id=unseen.pk)
+    page = client.post(
+        "/admin/games/deal/",
+        {"action": "regenerate", "_selected_action": [made.pk]},
+        follow=True,
+    ).content.decode()
 
-    # then it is refused, and the deal is the one published
-    assert "has been published" in refusal.value.detail
-    deal = Deal.objects.get(pk=unseen.pk)
-    assert deal.published_at is not None
-    assert shown["caprice"] == deal.commitment
+    # then it is refused with the reason, nothing is asked of the scheduler, the deal is as shown
+    assert "has been published: the deal never changes" in page
+    deal = Deal.objects.get(pk=made.pk)
+    assert deal.published_at is not None and deal.regeneration_requested_at is None
+    assert shown["caprice"] == deal.commitment == made.commitment
 
 
 def test_the_scheduler_does_not_remake_a_deal_published_after_it_was_asked(variants) -> None:
