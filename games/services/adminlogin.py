@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from django.conf import settings
 from django.db.models import Count, Max
 
+from core import metrics
 from games import clock
 from games.models import AdminLoginFailure
 
@@ -71,6 +72,7 @@ def admin_login_lockout(*, nickname: object, address: str) -> Lockout | None:
                 address,
                 seconds,
             )
+            metrics.RATE_LIMIT_REFUSALS.labels(scope=f"admin_login_{scope}").inc()
             return Lockout(scope, max(1, math.ceil(seconds)))
     return None
 
