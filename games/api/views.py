@@ -197,7 +197,8 @@ class MePasswordView(AccountView):
             password=body.get("password"),
             current_password=body.get("current_password"),
         )
-        update_session_auth_hash(request._request, player)
+        if request.auth is None:  # signed in by the session: it goes on with the new password
+            update_session_auth_hash(request._request, player)
         return Response(payloads.player_payload(player))
 
 
