@@ -35,14 +35,18 @@ def check_nickname(nickname: Any) -> str:
             gettext("Nicknames beginning with 'deleted-' are kept for deleted accounts."),
             field="nickname",
         )
-    if Player.objects.filter(nickname__iexact=nickname).exists():
-        raise ServiceError(
-            ErrorCode.INVALID,
-            gettext(
+    taken = Player.objects.filter(nickname__iexact=nickname).values_list("is_guest", flat=True)
+    for guest in taken[:1]:
+        if guest:
+            sentence = gettext(
+                "The nickname {nickname!r} is taken by a guest account. A guest account has no "
+                "password, so only the browser that made it plays as it: choose another nickname."
+            )
+        else:
+            sentence = gettext(
                 "The nickname {nickname!r} is taken. If it is yours, log in with its password."
-            ).format(nickname=nickname),
-            field="nickname",
-        )
+            )
+        raise ServiceError(ErrorCode.INVALID, sentence.format(nickname=nickname), field="nickname")
     return nickname
 
 

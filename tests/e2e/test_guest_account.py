@@ -64,7 +64,7 @@ def test_a_guest_who_logs_out_anyway_is_told_why_the_nickname_no_longer_logs_in(
     new_page: Any,
 ) -> None:
     # given a guest who logs out despite the warning
-    page = new_page(expected_console=("401",))
+    page = new_page(expected_console=("status of 40[01]",))
     name = nickname("Leaver")
     join_as_guest(page, name)
     page.click("#logout")
@@ -76,6 +76,8 @@ def test_a_guest_who_logs_out_anyway_is_told_why_the_nickname_no_longer_logs_in(
     page.fill("#identity-password", "anything at all")
     page.click("#login")
 
-    # then the message says it was a guest account with no password
+    # then the message says it was a guest account with no password, and so does "Play as guest"
     page.wait_for_selector("#identity-message .error")
     assert LOST["en"] in page.inner_text("#identity-message")
+    page.click("#play-as-guest")
+    page.wait_for_selector("#identity-message:has-text('taken by a guest account')")

@@ -253,6 +253,8 @@ def test_changing_a_password_wants_the_current_one() -> None:
     assert (wrong.status_code, wrong.json()["field"]) == (400, "current_password")
     assert (weak.status_code, weak.json()["field"]) == (400, "password")
     assert right.status_code == 200
+    taken = APIClient().post("/api/auth/guest/", {"nickname": "BOB"}, "json").json()
+    assert "If it is yours, log in with its password." in taken["detail"]
 
 
 # --- export and deletion ----------------------------------------------------------------------

@@ -56,7 +56,8 @@ def test_a_taken_nickname_is_invalid_whatever_its_case(join) -> None:
     assert answer.status_code == 400
     assert answer.json() == {
         "error": "invalid",
-        "detail": "The nickname 'aLICE' is taken. If it is yours, log in with its password.",
+        "detail": "The nickname 'aLICE' is taken by a guest account. A guest account has no "
+        "password, so only the browser that made it plays as it: choose another nickname.",
         "field": "nickname",
     }
 
