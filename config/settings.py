@@ -50,7 +50,6 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
@@ -196,6 +195,7 @@ THROTTLE_RATES = {
     "hints_player": "20/min",
     "auth_ip": "120/min",
     "auth_ip_hour": "1000/hour",
+    "account_player": "10/hour",
 }
 
 # Threads of one worker that run the sockets' database calls (games/ws/base.py), below the pool's
@@ -215,6 +215,18 @@ ADMISSION_MOVE_BACKLOG = config_env.env_int(ENV, "ADMISSION_MOVE_BACKLOG", 2000)
 # ... or while more HTTP requests than this wait for one of its ASGI_THREADS (config/middleware.py).
 ADMISSION_REQUESTS_WAITING = config_env.env_int(ENV, "ADMISSION_REQUESTS_WAITING", 4 * ASGI_THREADS)
 ADMISSION_RETRY_SECONDS = config_env.env_int(ENV, "ADMISSION_RETRY_SECONDS", 3)
+
+# API tokens (games/services/tokens.py): each lives TOKEN_LIFETIME_DAYS from its making; a player
+# keeps at most TOKEN_LIMIT (a sign-in past it ends the oldest).
+TOKEN_LIFETIME_DAYS = config_env.env_count(ENV, "TOKEN_LIFETIME_DAYS", 90, 1)
+TOKEN_LIMIT = config_env.env_count(ENV, "TOKEN_LIMIT", 20, 1)
+
+# The admin login page (games/admin/login.py): ADMIN_LOGIN_ACCOUNT_FAILURES failures for one
+# nickname, or ADMIN_LOGIN_ADDRESS_FAILURES from one address, within ADMIN_LOCKOUT_MINUTES lock
+# that nickname or address out until the window has passed (counted in PostgreSQL).
+ADMIN_LOGIN_ACCOUNT_FAILURES = config_env.env_count(ENV, "ADMIN_LOGIN_ACCOUNT_FAILURES", 5, 1)
+ADMIN_LOGIN_ADDRESS_FAILURES = config_env.env_count(ENV, "ADMIN_LOGIN_ADDRESS_FAILURES", 20, 1)
+ADMIN_LOCKOUT_MINUTES = config_env.env_count(ENV, "ADMIN_LOCKOUT_MINUTES", 15, 1)
 
 # GET /api/daily/ is built at most once per DAILY_LIST_SECONDS a process (games/services/days.py).
 DAILY_LIST_SECONDS = config_env.env_float(ENV, "DAILY_LIST_SECONDS", 2.0)

@@ -64,7 +64,9 @@ def access_player(nickname: str) -> Player:
     """Return the player named ``nickname`` in any case; raise ``not_found`` otherwise."""
     player = None
     if _plausible(nickname):
-        found = Player.objects.alias(lower=Lower("nickname")).filter(lower=nickname.lower())
+        found = Player.objects.alias(lower=Lower("nickname")).filter(
+            lower=nickname.lower(), deleted_at__isnull=True
+        )
         player = found.first()
     if player is None:
         raise ServiceError(

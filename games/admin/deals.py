@@ -75,6 +75,7 @@ class DealAdmin(admin.ModelAdmin):
         "commitment",
         "revealed_seed",
         "regeneration",
+        "published_at",
         "rules",
         "created_at",
     )

@@ -132,6 +132,61 @@ NicknameBody = json_only(NicknameRequest)
 CredentialsBody = json_only(CredentialsRequest)
 
 
+class LogoutRequest(serializers.Serializer):
+    everywhere = serializers.BooleanField(
+        required=False,
+        help_text="true: end every session and every token of the player (401 when anonymous).",
+    )
+
+
+class PasswordRequest(serializers.Serializer):
+    password = serializers.CharField(
+        min_length=8, max_length=128, help_text="The new password (the usual checks)."
+    )
+    current_password = serializers.CharField(
+        required=False, max_length=128, help_text="Required when the player has a password."
+    )
+
+
+class DeleteRequest(serializers.Serializer):
+    confirm = serializers.CharField(help_text="The player's nickname, exactly.")
+    password = serializers.CharField(
+        required=False, max_length=128, help_text="Required when the player has a password."
+    )
+
+
+LogoutBody = json_only(LogoutRequest)
+PasswordBody = json_only(PasswordRequest)
+DeleteBody = json_only(DeleteRequest)
+
+
+class TokenInfo(serializers.Serializer):
+    id = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField(allow_null=True)
+    current = serializers.BooleanField(help_text="The token this request came with.")
+
+
+class TokenListBody(serializers.Serializer):
+    tokens = TokenInfo(many=True)
+
+
+class NewTokenBody(serializers.Serializer):
+    token = serializers.CharField(help_text="The secret: shown this once, never again.")
+    id = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+
+
+class ExportBody(serializers.Serializer):
+    exported_at = serializers.DateTimeField()
+    player = serializers.DictField()
+    tokens = TokenInfo(many=True)
+    games = serializers.ListField(child=serializers.DictField())
+    results = serializers.ListField(child=serializers.DictField())
+
+
 class CsrfBody(serializers.Serializer):
     csrf_token = serializers.CharField(help_text="Send it back as the X-CSRFToken header.")
 
