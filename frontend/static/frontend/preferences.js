@@ -1,0 +1,28 @@
+// The choices this browser remembers (localStorage): the table's assists. A private window may
+// refuse storage: a choice then holds only for the page.
+export const AUTO_KEY = "daily-patience:auto-foundations";
+export const ONE_CLICK_KEY = "daily-patience:one-click";
+// Finishing a game whose last moves all go home: on unless the browser stored "off".
+export const FINISH_KEY = "daily-patience:auto-finish";
+
+/** Read a yes/no preference of this browser; `fallback` when unset or storage is refused. */
+export function preference(key, fallback) {
+  try {
+    const value = localStorage.getItem(key);
+    return value === null ? fallback : value === "on";
+  } catch {
+    return fallback;
+  }
+}
+
+export function setPreference(key, on) {
+  try {
+    localStorage.setItem(key, on ? "on" : "off");
+  } catch {
+    // Private windows may refuse storage: the choice then holds only for this page.
+  }
+}
+
+export const autoEnabled = () => preference(AUTO_KEY, false);
+export const oneClickEnabled = () => preference(ONE_CLICK_KEY, true);
+export const finishEnabled = () => preference(FINISH_KEY, true);
