@@ -8,6 +8,7 @@ import { playView } from "./play.js";
 import { playerView } from "./player.js";
 import { replayView } from "./replay.js";
 import "./result.js";
+import { registerWorker, watchNextDeal } from "./webapp.js";
 
 const root = document.getElementById("view");
 const identityArea = document.getElementById("identity");
@@ -72,4 +73,10 @@ document.getElementById("language-switch")?.addEventListener("submit", (event) =
 await loadIdentity();
 if (!session.known) renderIdentity(identityArea);
 started = true;
-route();
+route().finally(() => {
+  // Once the first page is shown: the next deal's notice (under the header, on every page), and
+  // the service worker.
+  const noticeArea = document.getElementById("site-notice");
+  if (noticeArea) watchNextDeal(noticeArea);
+  registerWorker();
+});

@@ -4,12 +4,14 @@
 // server opens a socket only to refuse it, with {"type": "error", "error": "unavailable",
 // "retry_after": s}, and closes it. A lost socket is opened again after a wait (backoff.js):
 // retry_after × (1 + random) after a refusal (always, at the server's pace), else a backoff with
-// jitter that grows with each loss in a row, at most RECONNECTS of them. Offline, it waits for the
-// network, and opens again at once when the browser says it is back.
+// jitter that grows with each loss in a row (capped at 30 s), for as long as the page is visible.
+// A page that is hidden (a phone asleep, another tab) opens no socket after a loss: it waits, and
+// so does a page offline. The socket opens again at once when the page is shown again
+// (`visibilitychange`), gets the focus, or the browser says the network is back (`online`); the
+// server then greets it with the game or board as it is now, so play continues from its ply.
 import { socketUrl } from "./api.js";
 import { retryAfterOf, retryDelay } from "./backoff.js";
 
-export const RECONNECTS = 5; // lost sockets in a row opened again (a busy server's refusal: always)
 
 export class Connection {
   /**
@@ -36,8 +38,13 @@ export class Connection {
     this.failures = 0; // sockets in a row that closed before their greeting, or were lost
     this.timer = null;
     this.closed = false;
-    this.onOnline = () => this.resume();
-    window.addEventListener("online", this.onOnline);
+    this.busy = false; // the wait under way is a busy server's: it is not cut short
+    this.onResume = () => {
+      if (document.visibilityState !== "hidden") this.resume();
+    };
+    window.addEventListener("online", this.onResume);
+    window.addEventListener("focus", this.onResume);
+    document.addEventListener("visibilitychange", this.onResume);
   }
 
   /** Whether a greeted socket is open: send() then reaches the server. */
@@ -56,6 +63,7 @@ export class Connection {
   connect() {
     clearTimeout(this.timer);
     this.timer = null;
+    this.busy = false;
     if (this.closed || !this.wanted()) return;
     const socket = new WebSocket(socketUrl(this.path));
     this.socket = socket;
@@ -99,10 +107,11 @@ export class Connection {
   /** Open the socket again after the wait a loss (or a busy server's refusal) calls for. */
   later(refusal) {
     if (this.closed || !this.wanted()) return;
-    if (!navigator.onLine) return; // resume() opens it again when the network is back
+    // Offline or hidden: no wait runs; resume() opens it again when the page can use it.
+    if (!navigator.onLine || document.visibilityState === "hidden") return;
     const busy = Boolean(refusal);
-    if (!busy && this.failures >= RECONNECTS) return;
     this.failures += 1;
+    this.busy = busy;
     const delay = retryDelay(this.failures, busy ? retryAfterOf(refusal) : null);
     if (busy) this.notice?.show(delay);
     else this.notice?.clear();
@@ -111,9 +120,12 @@ export class Connection {
     this.timer = setTimeout(() => this.connect(), delay);
   }
 
-  /** Open the socket at once if it is down (the network is back): a fresh count of losses. */
+  /**
+   * Open the socket at once if it is down (the page is shown again, has the focus, the network is
+   * back), with a fresh count of losses; a busy server's wait is never cut short.
+   */
   resume() {
-    if (this.closed || this.socket || !this.wanted()) return;
+    if (this.closed || this.socket || this.busy || !this.wanted()) return;
     this.failures = 0;
     this.connect();
   }
@@ -128,7 +140,9 @@ export class Connection {
   /** Close the socket for good (the page is left). */
   close() {
     this.closed = true;
-    window.removeEventListener("online", this.onOnline);
+    window.removeEventListener("online", this.onResume);
+    window.removeEventListener("focus", this.onResume);
+    document.removeEventListener("visibilitychange", this.onResume);
     clearTimeout(this.timer);
     this.notice?.clear();
     if (this.socket) this.socket.close();

@@ -4,6 +4,8 @@ export const AUTO_KEY = "daily-patience:auto-foundations";
 export const ONE_CLICK_KEY = "daily-patience:one-click";
 // Finishing a game whose last moves all go home: on unless the browser stored "off".
 export const FINISH_KEY = "daily-patience:auto-finish";
+// A notification when the next deal is ready (webapp.js): off until the player asks for it.
+export const NOTIFY_KEY = "daily-patience:notify";
 
 /** Read a yes/no preference of this browser; `fallback` when unset or storage is refused. */
 export function preference(key, fallback) {
