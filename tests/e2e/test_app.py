@@ -16,6 +16,15 @@ from tests.e2e.test_table import Table, new_practice, playable_seed
 
 pytestmark = pytest.mark.browser
 
+# Wait (at most 10 s) for the service worker to control the page. (A string given to
+# wait_for_function is evaluated, which the page's Content-Security-Policy forbids.)
+CONTROLLED = """async () => {
+  await navigator.serviceWorker.ready;
+  for (let i = 0; i < 100 && !navigator.serviceWorker.controller; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return navigator.serviceWorker.controller !== null;
+}"""
 CACHED_URLS = """async () => {
   const urls = [];
   for (const name of await caches.keys()) {
@@ -36,7 +45,7 @@ def test_the_app_installs_and_its_shell_loads_offline(new_page: Any) -> None:
 
     # then the service worker is installed and controls the page, and Chromium finds the page
     # installable (a manifest with its icons, a worker)
-    page.wait_for_function("navigator.serviceWorker.controller !== null", timeout=10_000)
+    assert page.evaluate(CONTROLLED), "no service worker controls the page"
     session = page.context.new_cdp_session(page)
     parsed = session.send("Page.getAppManifest")
     assert parsed["url"].endswith("/manifest.webmanifest") and parsed["errors"] == [], parsed
@@ -59,7 +68,7 @@ def test_the_app_installs_and_its_shell_loads_offline(new_page: Any) -> None:
 
     # then the shell loads from the cache: the header, and the client's script running
     page.wait_for_selector("h1:text-is('Daily Patience')")
-    page.wait_for_function("document.body.dataset.route === 'home'")
+    page.wait_for_selector("body[data-route='home']")
 
     # when they open a page the cache does not hold, the offline page says what works
     page.goto("/rules/castile/?from=offline")
@@ -115,3 +124,54 @@ def test_a_socket_lost_while_the_page_is_hidden_comes_back_when_it_is_shown(new_
     table.top(move.source).click()
     table.spot(move.target).click()
     table.made(move)
+
+
+def test_the_next_deal_is_announced_in_the_page_and_by_a_notification_once_out(
+    new_page: Any,
+) -> None:
+    # given a player who allowed notifications, on a page open 0.3 s before a UTC midnight
+    page = new_page()
+    page.context.grant_permissions(["notifications"])
+    page.goto("/")
+    assert page.evaluate(CONTROLLED), "no service worker controls the page"
+    page.evaluate("localStorage.setItem('daily-patience:notify', 'on')")
+    page.evaluate(
+        """async () => {
+          const { watchNextDeal } = await import('/static/frontend/webapp.js');
+          const start = Date.now();
+          const now = () => Date.UTC(2030, 0, 2) - 300 + (Date.now() - start);
+          window.asked = 0;
+          const deals = async () => {
+            window.asked += 1;
+            return [{ variant: 'castile', date: '2030-01-02' }];
+          };
+          watchNextDeal(document.getElementById('site-notice'), { now, deals });
+        }"""
+    )
+
+    # then nothing is said before the day turns and the server lists the day's deals
+    assert page.locator("#next-deal-notice").count() == 0
+
+    # then, once it does (2 s after midnight), the page says so with a link to them
+    notice = page.wait_for_selector("#next-deal-notice", timeout=5000)
+    assert notice.inner_text().startswith("Today's deals are ready.")
+    assert page.get_attribute("#next-deal-link", "href") == "#/"
+    assert page.evaluate("window.asked") == 1
+
+    # and a notification is shown through the service worker
+    shown = page.evaluate(
+        """async () => {
+          const registration = await navigator.serviceWorker.getRegistration();
+          for (let i = 0; i < 30; i += 1) {
+            const shown = await registration.getNotifications({ tag: 'next-deal' });
+            if (shown.length) return shown.map((n) => n.body);
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          return [];
+        }"""
+    )
+    assert shown == ["Today's deals are ready."]
+
+    # when the player dismisses the notice, it goes
+    page.click("#next-deal-close")
+    assert page.locator("#next-deal-notice").count() == 0

@@ -8,6 +8,7 @@ import { playView } from "./play.js";
 import { playerView } from "./player.js";
 import { replayView } from "./replay.js";
 import "./result.js";
+import { renderSettings } from "./settings.js";
 import { registerWorker, watchNextDeal } from "./webapp.js";
 
 const root = document.getElementById("view");
@@ -63,6 +64,9 @@ onIdentityChange(() => {
 });
 
 window.addEventListener("hashchange", route);
+
+const settingsArea = document.getElementById("settings-area");
+if (settingsArea) renderSettings(settingsArea);
 
 // The language switch posts to the server, which sets the language cookie and sends the browser
 // back to `next`: the page as it is, its #/ route included.

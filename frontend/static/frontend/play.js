@@ -13,6 +13,7 @@ import { drawing } from "./play-drawing.js";
 import { input } from "./play-input.js";
 import { describeMove, refusalText } from "./play-messages.js";
 import { panels } from "./play-panels.js";
+import { playSound } from "./sounds.js";
 import { autoEnabled, finishEnabled } from "./preferences.js";
 import { TableRules } from "./rules.js";
 
@@ -251,6 +252,7 @@ class PlayView {
       // Where the moved cards were, for them to glide from (a dropped card is already there).
       this.flight = glide && move.type === "move" ? { to: move.to, rects: this.cardRects(move.from, move.count || 1) } : null;
       this.announcer.textContent = describeMove(move, before);
+      playSound(answer.game.status === "won" ? "won" : move.type === "move" ? "move" : "deal");
       this.setGame(answer.game);
       this.flight = null;
       if (!quiet) say(this.message, "");
@@ -267,7 +269,10 @@ class PlayView {
       else if (answer.error === "game_over") say(this.message, t("This game is over."), "error");
       return false;
     }
-    if (!quiet) say(this.message, refusalText(answer, move, before), "error");
+    if (!quiet) {
+      say(this.message, refusalText(answer, move, before), "error");
+      playSound("refused");
+    }
     return false;
   }
 
