@@ -6,7 +6,7 @@ PYTHON_BOOT := $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint lock drill messages screenshots bench fuzz load board movepath solver-bench winrates clean
+.PHONY: run test lint lock drill messages screenshots icons bench fuzz load board movepath solver-bench winrates clean
 
 # The service and, beside it, the scheduler (the day's certified deals, closed days, the deals
 # admins asked to regenerate); stopping the service stops both.
@@ -55,7 +55,7 @@ messages: $(VENV)/.installed-dev
 	$(BIN)/python -m config.catalogues
 
 # The table of every launch variant at a phone's and a laptop's size, the replay and the phone
-# leaderboard, into docs/screenshots/.
+# leaderboard, the looks and the settings panel, into docs/screenshots/.
 screenshots: $(VENV)/.installed-dev
 	SCREENSHOTS=1 $(BIN)/pytest -m browser tests/e2e/test_table.py -p no:asyncio \
 		-W ignore::pytest.PytestConfigWarning -k fits_and_plays
@@ -63,6 +63,12 @@ screenshots: $(VENV)/.installed-dev
 		-W ignore::pytest.PytestConfigWarning -k "replay or leaderboard"
 	SCREENSHOTS=1 $(BIN)/pytest -m browser tests/e2e/test_thumbs.py tests/e2e/test_offline.py \
 		-p no:asyncio -W ignore::pytest.PytestConfigWarning -k "phone or offline"
+	SCREENSHOTS=1 $(BIN)/pytest -m browser tests/e2e/test_looks.py -p no:asyncio \
+		-W ignore::pytest.PytestConfigWarning
+
+# The app's PNG icons drawn from our SVGs (frontend/static/frontend/icons/), in headless Chromium.
+icons: $(VENV)/.installed-dev
+	$(BIN)/python frontend/tools/icons.py
 
 $(BIN)/python:
 	$(PYTHON_BOOT) -m venv $(VENV)

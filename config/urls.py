@@ -10,10 +10,14 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 from config.health import healthz
 from config.metrics import metrics_view
 from config.views import front_page, switch_language
+from config.webapp import manifest, offline_page, service_worker
 from games.views import rules_index, rules_page
 
 urlpatterns = [
     path("", front_page, name="front-page"),
+    path("sw.js", service_worker, name="service-worker"),
+    path("manifest.webmanifest", manifest, name="manifest"),
+    path("offline/", offline_page, name="offline"),
     path("healthz", healthz, name="healthz"),
     path("metrics", metrics_view, name="metrics"),  # internal: config/metrics.py
     path("i18n/setlang/", switch_language, name="set_language"),

@@ -8,6 +8,8 @@ import { playView } from "./play.js";
 import { playerView } from "./player.js";
 import { replayView } from "./replay.js";
 import "./result.js";
+import { renderSettings } from "./settings.js";
+import { registerWorker, watchNextDeal } from "./webapp.js";
 
 const root = document.getElementById("view");
 const identityArea = document.getElementById("identity");
@@ -63,6 +65,9 @@ onIdentityChange(() => {
 
 window.addEventListener("hashchange", route);
 
+const settingsArea = document.getElementById("settings-area");
+if (settingsArea) renderSettings(settingsArea);
+
 // The language switch posts to the server, which sets the language cookie and sends the browser
 // back to `next`: the page as it is, its #/ route included.
 document.getElementById("language-switch")?.addEventListener("submit", (event) => {
@@ -72,4 +77,10 @@ document.getElementById("language-switch")?.addEventListener("submit", (event) =
 await loadIdentity();
 if (!session.known) renderIdentity(identityArea);
 started = true;
-route();
+route().finally(() => {
+  // Once the first page is shown: the next deal's notice (under the header, on every page), and
+  // the service worker.
+  const noticeArea = document.getElementById("site-notice");
+  if (noticeArea) watchNextDeal(noticeArea);
+  registerWorker();
+});
