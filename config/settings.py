@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "channels",
     "games",
     "leaderboards",
+    "leagues",
 ]
 
 MIDDLEWARE = [
@@ -184,7 +185,14 @@ THROTTLE_RATES = {
     "hints_player": "20/min",
     "auth_ip": "120/min",
     "auth_ip_hour": "1000/hour",
+    "leagues_join_player": "30/hour",
+    "leagues_join_ip": "120/hour",
 }
+
+# Leagues (leagues/): how many open leagues a player may be in (owned ones included), and how
+# many members a league may have (its owner included).
+LEAGUES_PER_PLAYER = config_env.env_int(ENV, "LEAGUES_PER_PLAYER", 10)
+LEAGUE_MEMBERS = config_env.env_int(ENV, "LEAGUE_MEMBERS", 50)
 
 # Threads of one worker that run the sockets' database calls (games/ws/base.py), below the pool's
 # size: the worker's HTTP requests borrow from the same pool.
