@@ -260,19 +260,22 @@ SPECTACULAR_SETTINGS = {
     "leaderboards. Error details and the variants' names and descriptions are in English or "
     "French, as the `django_language` cookie or else `Accept-Language` asks; error codes are "
     "the same in every language.\n\n"
-    "**WebSocket.** Two sockets push changes live. `ws://HOST/ws/games/<id>/`, for the game's "
+    "**WebSocket.** Three sockets push changes live. `ws://HOST/ws/games/<id>/`, for the game's "
     "player (session, `?token=` or `Authorization: Token`), sends `game` and `error` messages "
     'and takes a move `{"ply": n, "move": MOVE}` or `{"type": "resign"}`. '
     "`ws://HOST/ws/daily/<slug>/<date>/`, for anyone, sends `leaderboard`, `progress` and "
-    "`presence` (at most one push a second per deal) and `error`. A refusal is an `error` "
+    "`presence` (at most one push a second per deal) and `error`. "
+    "`ws://HOST/ws/leagues/<id>/<slug>/<date>/`, for a league's members, sends the league's "
+    "`leaderboard` (on connect, then whenever it changes) and `error` (`not_member` when the "
+    "player leaves or is removed, `league_closed`). A refusal is an `error` "
     "message, then a close: 4403 not allowed, 4404 not found, 4429 rate limited, 1009 frame "
     "over 64 KiB, 1011 unavailable. Each message is defined by a JSON Schema (draft 2020-12) in "
     "the source repository, `docs/schemas/`: `messages/game.json`, `messages/move.json`, "
     "`messages/resign.json`, `messages/leaderboard.json`, `messages/progress.json`, "
     "`messages/presence.json` and `messages/error.json` (with each error's close code), "
-    "gathered per socket in `game-socket.json` and `daily-socket.json`. The whole protocol, "
-    "REST and WebSocket, is described in the repository's `docs/api.md`, and how deals are "
-    "made from their seeds in `docs/deals.md`.",
+    "gathered per socket in `game-socket.json`, `daily-socket.json` and `league-socket.json`. "
+    "The whole protocol, REST and WebSocket, is described in the repository's `docs/api.md`, "
+    "and how deals are made from their seeds in `docs/deals.md`.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # The interactive docs load Swagger UI from the service itself, not from a CDN.

@@ -16,6 +16,7 @@ from typing import Any
 
 from games.models import Deal
 from games.ws.base import in_thread
+from leaderboards.selectors import LIVE_ENTRIES
 from leagues import selectors
 from leagues.models import League
 
@@ -56,7 +57,10 @@ async def board_of(league_id: int, deal: Deal, *, cause: object) -> LeagueBoard:
 
 
 def leaderboard_message(board: LeagueBoard) -> dict[str, Any]:
-    return {"type": "leaderboard", "entries": board.entries, "total": len(board.entries)}
+    """Return the socket's ``leaderboard`` message: the best ``LIVE_ENTRIES`` of the league's
+    board, as the daily socket sends the deal's, and how many rank."""
+    entries = board.entries[:LIVE_ENTRIES]
+    return {"type": "leaderboard", "entries": entries, "total": len(board.entries)}
 
 
 def reset() -> None:
