@@ -113,7 +113,9 @@ def league_join(*, player: Player, code: Any) -> League:
             raise ServiceError(ErrorCode.LEAGUE_CLOSED, gettext("This league is closed."))
         if selectors.is_member(league_id=league.pk, player_id=player.pk):
             raise ServiceError(
-                ErrorCode.ALREADY_MEMBER, gettext("You are already a member of this league.")
+                ErrorCode.ALREADY_MEMBER,
+                gettext("You are already a member of this league."),
+                league=league.pk,
             )
         limit = settings.LEAGUE_MEMBERS
         if league.memberships.count() >= limit:

@@ -38,6 +38,7 @@ class ErrorBody(serializers.Serializer):
     )
     reason = serializers.CharField(required=False, help_text="illegal_move: the engine's code.")
     field = serializers.CharField(required=False, help_text="invalid: the field at fault.")
+    league = serializers.IntegerField(required=False, help_text="already_member: the league's id.")
     retry_after = serializers.IntegerField(
         required=False, help_text="rate_limited: seconds to wait (also in Retry-After)."
     )

@@ -93,6 +93,7 @@ def test_joining_twice_is_refused(join, league_of):
     league = league_of(ann, "Family", bob)
     answer = bob.post("/api/leagues/join/", {"code": league["code"]}, format="json")
     assert error_of(answer) == (409, "already_member")
+    assert answer.json()["league"] == league["id"]
 
 
 def test_a_full_league_takes_no_one_more(join, league_of, settings):
