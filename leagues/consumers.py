@@ -29,6 +29,9 @@ logger = logging.getLogger(__name__)
 # How a deal's leaderboard push begins (``leaderboards.live.leaderboard_message``, encoded once
 # by the hub): told apart without decoding every frame.
 LEADERBOARD_FRAME = '{"type": "leaderboard"'
+# A board whose read failed (the database busy for a moment) is read again this many times.
+READ_ATTEMPTS = 3
+RETRY_SECONDS = 1.0
 
 
 def _access(league_id: str, player: Any) -> int:
@@ -107,12 +110,20 @@ class LeagueConsumer(PatienceConsumer):
         self.refreshing = asyncio.get_running_loop().create_task(self._refresh_loop(cause))
 
     async def _refresh_loop(self, cause: object) -> None:
+        failures = 0
         try:
             while cause is not None and not self.closing:
-                await self.refresh(cause=cause)
+                try:
+                    await self.refresh(cause=cause)
+                except Exception as error:  # a failed read must not end the socket
+                    failures += 1
+                    logger.warning("a league board was not read again: %r", error)
+                    if failures >= READ_ATTEMPTS:
+                        return  # the next push tries again
+                    await asyncio.sleep(RETRY_SECONDS)
+                    cause = object()  # a read of its own, not the one that failed
+                    continue
                 cause, self.again = self.again, None
-        except Exception as error:  # a failed read must not end the socket: the next push retries
-            logger.warning("a league board was not read again: %r", error)
         finally:
             self.refreshing = None
 

@@ -30,8 +30,8 @@ RESIGN_TODAYS_GAME = """async (variant) => {
 
 def test_friends_join_by_the_link_and_see_the_league_board_update_live(new_page: Any) -> None:
     # given: Ann makes a league and reads its invite link
-    owner, friend = new_page(), new_page()
-    ann, bob = nickname("Ann"), nickname("Bob")
+    owner, friend, cousin = new_page(), new_page(), new_page()
+    ann, bob, cid = nickname("Ann"), nickname("Bob"), nickname("Cid")
     join_as_guest(owner, ann)
     owner.goto("/#/leagues")
     owner.fill("#league-name", "Cousins")
@@ -41,22 +41,37 @@ def test_friends_join_by_the_link_and_see_the_league_board_update_live(new_page:
     invite = link.input_value()
     assert "/#/leagues/join/" in invite
 
-    # when: Bob opens the link, picks a nickname, and is in
-    friend.goto(invite)
-    friend.wait_for_selector("#leagues-sign-in")
-    friend.fill("#identity-nickname", bob)
-    friend.click("#play-as-guest")
-    friend.wait_for_selector(f"#league-members li[data-player='{bob}']")
+    # when: Bob and Cid open the link, pick a nickname, and are in
+    for page, name in ((friend, bob), (cousin, cid)):
+        page.goto(invite)
+        page.wait_for_selector("#leagues-sign-in")
+        page.fill("#identity-nickname", name)
+        page.click("#play-as-guest")
+        page.wait_for_selector(f"#league-members li[data-player='{name}']")
 
-    # then: on Ann's home page, the league's live board waits for its first result...
-    owner.goto("/")
-    board = owner.locator("#my-leagues .league-board-box").first
-    board.locator("td.empty").wait_for()
-    owner.wait_for_selector("#my-leagues .live-state[data-state='open']")
-    variant = board.locator("select.league-variant").input_value()
+    # then: on Ann's and Cid's home pages, the league's live board waits for its first result...
+    boards = []
+    for page in (owner, cousin):
+        page.goto("/")
+        boards.append(page.locator("#my-leagues .league-board-box").first)
+        boards[-1].locator("td.empty").wait_for()
+        page.wait_for_selector("#my-leagues .live-state[data-state='open']")
+    variant = boards[0].locator("select.league-variant").input_value()
 
     # ...and shows Bob's the moment he finishes that game (here: resigns at once)
     friend.evaluate(RESIGN_TODAYS_GAME, variant)
-    row = board.locator(f"tr[data-player='{bob}']")
-    row.wait_for(timeout=8000)
-    assert row.locator("td.rank").inner_text() == "1"
+    for board in boards:
+        row = board.locator(f"tr[data-player='{bob}']")
+        row.wait_for()
+        assert row.locator("td.rank").inner_text() == "1"
+
+    # and the week's standings give him a first place's points
+    owner.goto("/#/leagues")
+    owner.click("#league-list a")
+    owner.wait_for_selector(f"#standings-rows tr[data-player='{bob}'] td.points:has-text('10')")
+
+    # when Ann removes Cid, Cid's board says so at once and stays shut
+    owner.click(f"button.remove-member[data-player='{cid}']")
+    owner.wait_for_selector(f"#league-members li[data-player='{cid}']", state="detached")
+    cousin.wait_for_selector("#my-leagues .live-state[data-state='closed']")
+    assert "no longer a member" in boards[1].locator(".messages").inner_text()
