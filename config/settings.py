@@ -256,9 +256,10 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Daily Patience API",
-    "DESCRIPTION": "Daily patience (solitaire) challenges: variants, daily deals, games and "
-    "leaderboards. Error details and the variants' names and descriptions are in English or "
-    "French, as the `django_language` cookie or else `Accept-Language` asks; error codes are "
+    "DESCRIPTION": "Daily patience (solitaire) challenges: variants, daily deals, games, "
+    "leaderboards and leagues. Error details and the variants' names and descriptions are in "
+    "English or French, as the `django_language` cookie or else `Accept-Language` asks; error "
+    "codes are "
     "the same in every language.\n\n"
     "**WebSocket.** Three sockets push changes live. `ws://HOST/ws/games/<id>/`, for the game's "
     "player (session, `?token=` or `Authorization: Token`), sends `game` and `error` messages "

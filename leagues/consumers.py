@@ -61,7 +61,16 @@ class LeagueConsumer(PatienceConsumer):
         await deal_live.join(watched, self)
         deal_live.watch(watched)
         self.watched = watched
-        await self.refresh(cause=object())
+        # The first board is read as any later one: a push meanwhile waits for it (``again``), so
+        # an older read is never sent after a newer one.
+        self.refreshing = asyncio.current_task()
+        try:
+            await self.refresh(cause=object())
+        finally:
+            self.refreshing = None
+        waiting, self.again = self.again, None
+        if waiting is not None:
+            self.refresh_soon(cause=waiting)
 
     async def disconnect(self, code: int) -> None:
         watched, self.watched = self.watched, None

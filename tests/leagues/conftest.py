@@ -14,7 +14,26 @@ from tests.leaderboards.conftest import (  # noqa: F401  (fixtures shared with t
 
 
 @pytest.fixture
-def league_of(join):
+def guest(db):
+    """Return ``guest(nickname)``: an ``APIClient`` of a new guest, authenticated by its token
+    (made through the services: no variant needed, unlike the suite's ``join``)."""
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    from games.services import player_create_guest
+
+    def make(nickname: str):
+        player = player_create_guest(nickname=nickname)
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=player).key}")
+        client.player = {"id": player.pk, "nickname": player.nickname}
+        return client
+
+    return make
+
+
+@pytest.fixture
+def league_of():
     """Return ``league_of(owner_client, name="Family", *members)``: a league made by the owner
     and joined by each member client through its code; the league's payload."""
 

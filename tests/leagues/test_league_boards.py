@@ -20,9 +20,9 @@ def player(client) -> Player:
 
 
 @pytest.fixture
-def family(join, league_of):
+def family(guest, league_of):
     """ann owns Family with bob and cid; eve is in no league."""
-    ann, bob, cid, eve = (join(name) for name in ("ann", "bob", "cid", "eve"))
+    ann, bob, cid, eve = (guest(name) for name in ("ann", "bob", "cid", "eve"))
     league = league_of(ann, "Family", bob, cid)
     return league, {"ann": ann, "bob": bob, "cid": cid, "eve": eve}
 

@@ -3,7 +3,6 @@ removed, or a closed league, losing access at once."""
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import pytest
@@ -105,27 +104,19 @@ async def test_closing_a_league_ends_every_members_socket(ws_connect: Any, famil
     assert await close_code(ann) == 4403
 
 
-@pytest.mark.parametrize("who", ["eve", None])
-async def test_a_stranger_or_a_visitor_is_refused(ws_connect: Any, family: Any, who: Any) -> None:
+async def test_strangers_visitors_and_unknown_leagues_or_deals_are_refused(
+    ws_connect: Any, family: Any
+) -> None:
     world = await database_sync_to_async(family)()
-    token = world[who][1] if who else ""
-    socket = await ws_connect(path(world, token))
-    refusal = await receive(socket)
-    assert refusal["error"] == ("not_member" if who else "not_authenticated")
-    assert await close_code(socket) == 4403
-
-
-async def test_an_unknown_league_or_deal_is_not_found(ws_connect: Any, family: Any) -> None:
-    world = await database_sync_to_async(family)()
-    token = world["ann"][1]
-    league = world["league"].pk
-    for where in (
-        f"/ws/leagues/{league + 1000}/box-kite/{clock.today()}/?token={token}",
-        f"/ws/leagues/{league}/box-kite/2999-01-01/?token={token}",
-        f"/ws/leagues/{league}/nothing/{clock.today()}/?token={token}",
+    token, league, today = world["ann"][1], world["league"].pk, clock.today()
+    for where, error, code in (
+        (path(world, world["eve"][1]), "not_member", 4403),
+        (path(world, ""), "not_authenticated", 4403),
+        (f"/ws/leagues/{league + 1000}/box-kite/{today}/?token={token}", "not_found", 4404),
+        (f"/ws/leagues/{league}/box-kite/2999-01-01/?token={token}", "not_found", 4404),
+        (f"/ws/leagues/{league}/nothing/{today}/?token={token}", "not_found", 4404),
     ):
         socket = await ws_connect(where)
-        assert (await receive(socket))["error"] == "not_found"
-        assert await close_code(socket) == 4404
+        assert (await receive(socket))["error"] == error, where
+        assert await close_code(socket) == code
     assert await database_sync_to_async(League.objects.count)() == 1
-    await asyncio.sleep(0)
