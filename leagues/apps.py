@@ -9,3 +9,6 @@ class LeaguesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "leagues"
     verbose_name = "Leagues"
+
+    def ready(self) -> None:
+        from leagues import checks  # noqa: F401  (registers the system checks)
