@@ -341,7 +341,7 @@ function standingsBox(league, deals) {
     if (!variant.value) return;
     try {
       const answer = await api("GET", `/api/leagues/${league.id}/standings/${encodeURIComponent(variant.value)}/?period=${period.value}`);
-      note.textContent = t("From {first} to {last}. Each day, points by rank in the league: {points}, then 1.", {
+      note.textContent = t("From {first} to {last}. Each day, points by rank in the league: {points}; every lower rank, 1.", {
         first: answer.from,
         last: answer.to,
         points: answer.points.join(", "),
