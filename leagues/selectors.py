@@ -67,12 +67,12 @@ def check_day(text: str | None) -> dt.date:
 
 
 def _league(league_id: str | int) -> League:
+    """Return the league of an id from a path (digits only reach the query); raise
+    ``not_found``."""
     text = str(league_id)
-    league = (
-        League.objects.select_related("owner").filter(pk=int(text)).first()
-        if (ID.fullmatch(text))
-        else None
-    )
+    league = None
+    if ID.fullmatch(text):
+        league = League.objects.select_related("owner").filter(pk=int(text)).first()
     if league is None:
         raise ServiceError(ErrorCode.NOT_FOUND, gettext("No such league."))
     return league

@@ -28,7 +28,7 @@ def family(guest, league_of):
 
 
 def test_the_league_board_ranks_its_members_as_the_global_board_does(
-    family, variants, add_result_of
+    family, variants, add_result_of, django_assert_max_num_queries
 ):
     # given: results that differ on each figure of the order, and a stranger's best of all
     league, people = family
@@ -38,7 +38,8 @@ def test_the_league_board_ranks_its_members_as_the_global_board_does(
     add_result_of(player(people["bob"]), deal, cards=30, moves=100, duration_ms=50_000)
     add_result_of(player(people["cid"]), deal, status="won", cards=52, moves=90, assisted=True)
     # when
-    board = people["bob"].get(f"/api/leagues/{league['id']}/boards/caprice/{DAY}/").json()
+    with django_assert_max_num_queries(7):  # as many whatever the members and results
+        board = people["bob"].get(f"/api/leagues/{league['id']}/boards/caprice/{DAY}/").json()
     everyone = people["bob"].get(f"/api/leaderboards/caprice/{DAY}/").json()
     # then: the same order as the global board, the stranger left out, ranks from 1
     assert [e["player"] for e in board["entries"]] == ["bob", "ann", "cid"]
