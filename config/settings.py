@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "channels",
     "games",
     "leaderboards",
+    "leagues",
 ]
 
 MIDDLEWARE = [
@@ -196,7 +197,14 @@ THROTTLE_RATES = {
     "auth_ip": "120/min",
     "auth_ip_hour": "1000/hour",
     "account_player": "10/hour",
+    "leagues_join_player": "30/hour",
+    "leagues_join_ip": "120/hour",
 }
+
+# Leagues (leagues/): how many open leagues a player may be in (owned ones included), and how
+# many members a league may have (its owner included).
+LEAGUES_PER_PLAYER = config_env.env_int(ENV, "LEAGUES_PER_PLAYER", 10)
+LEAGUE_MEMBERS = config_env.env_int(ENV, "LEAGUE_MEMBERS", 50)
 
 # Threads of one worker that run the sockets' database calls (games/ws/base.py), below the pool's
 # size: the worker's HTTP requests borrow from the same pool.
@@ -272,23 +280,26 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Daily Patience API",
-    "DESCRIPTION": "Daily patience (solitaire) challenges: variants, daily deals, games and "
-    "leaderboards. Error details and the variants' names and descriptions are in English, "
-    "French or Spanish, as the `django_language` cookie or else `Accept-Language` asks; error "
-    "codes are the same in every language.\n\n"
-    "**WebSocket.** Two sockets push changes live. `ws://HOST/ws/games/<id>/`, for the game's "
+    "DESCRIPTION": "Daily patience (solitaire) challenges: variants, daily deals, games, "
+    "leaderboards and leagues. Error details and the variants' names and descriptions are in "
+    "English, French or Spanish, as the `django_language` cookie or else `Accept-Language` asks; "
+    "error codes are the same in every language.\n\n"
+    "**WebSocket.** Three sockets push changes live. `ws://HOST/ws/games/<id>/`, for the game's "
     "player (session, `?token=` or `Authorization: Token`), sends `game` and `error` messages "
     'and takes a move `{"ply": n, "move": MOVE}` or `{"type": "resign"}`. '
     "`ws://HOST/ws/daily/<slug>/<date>/`, for anyone, sends `leaderboard`, `progress` and "
-    "`presence` (at most one push a second per deal) and `error`. A refusal is an `error` "
+    "`presence` (at most one push a second per deal) and `error`. "
+    "`ws://HOST/ws/leagues/<id>/<slug>/<date>/`, for a league's members, sends the league's "
+    "`leaderboard` (on connect, then whenever it changes) and `error` (`not_member` when the "
+    "player leaves or is removed, `league_closed`). A refusal is an `error` "
     "message, then a close: 4403 not allowed, 4404 not found, 4429 rate limited, 1009 frame "
     "over 64 KiB, 1011 unavailable. Each message is defined by a JSON Schema (draft 2020-12) in "
     "the source repository, `docs/schemas/`: `messages/game.json`, `messages/move.json`, "
     "`messages/resign.json`, `messages/leaderboard.json`, `messages/progress.json`, "
     "`messages/presence.json` and `messages/error.json` (with each error's close code), "
-    "gathered per socket in `game-socket.json` and `daily-socket.json`. The whole protocol, "
-    "REST and WebSocket, is described in the repository's `docs/api.md`, and how deals are "
-    "made from their seeds in `docs/deals.md`.",
+    "gathered per socket in `game-socket.json`, `daily-socket.json` and `league-socket.json`. "
+    "The whole protocol, REST and WebSocket, is described in the repository's `docs/api.md`, "
+    "and how deals are made from their seeds in `docs/deals.md`.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # The interactive docs load Swagger UI from the service itself, not from a CDN.

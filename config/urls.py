@@ -1,6 +1,6 @@
 """Top-level URL routes: each app's REST routes mount under ``/api/``.
 
-The leaderboards' routes come first: the games' end with the API's catch-all JSON 404.
+The leaderboards' and leagues' routes come first: the games' end with the API's catch-all JSON 404.
 """
 
 from django.contrib import admin
@@ -27,6 +27,7 @@ urlpatterns = [
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("leaderboards.urls")),
+    path("api/", include("leagues.urls")),
     path("api/", include("games.urls")),
 ]
 

@@ -237,6 +237,10 @@ class _Hub:
             del self.members[watched.deal_id]
             with contextlib.suppress(Exception):  # a dead layer forgets the group by itself
                 await self.layer.group_discard(watched.group, self.channel)
+                if self.members.get(watched.deal_id):
+                    # A socket of the deal joined while the group was left (a page that goes
+                    # from one board of the deal to another): join it again, after the discard.
+                    await self.layer.group_add(watched.group, self.channel)
 
     async def run(self) -> None:
         while True:

@@ -38,6 +38,7 @@ class ErrorBody(serializers.Serializer):
     )
     reason = serializers.CharField(required=False, help_text="illegal_move: the engine's code.")
     field = serializers.CharField(required=False, help_text="invalid: the field at fault.")
+    league = serializers.IntegerField(required=False, help_text="already_member: the league's id.")
     retry_after = serializers.IntegerField(
         required=False, help_text="rate_limited: seconds to wait (also in Retry-After)."
     )
@@ -54,6 +55,14 @@ _ERRORS = {
     ErrorCode.GAME_OVER: "The game is over.",
     ErrorCode.RATE_LIMITED: "Too many requests; retry after 'retry_after' seconds.",
     ErrorCode.METHOD_NOT_ALLOWED: "The path does not take this method.",
+    ErrorCode.NOT_MEMBER: "Only the league's members may do this (or the player named is none).",
+    ErrorCode.NOT_OWNER: "Only the league's owner may do this.",
+    ErrorCode.BAD_CODE: "No open league has this invite code.",
+    ErrorCode.ALREADY_MEMBER: "The player is already in this league.",
+    ErrorCode.LEAGUE_FULL: "The league has as many members as a league may have.",
+    ErrorCode.TOO_MANY_LEAGUES: "The player is in as many leagues as a player may be.",
+    ErrorCode.OWNER_CANNOT_LEAVE: "The owner cannot leave the league: close it instead.",
+    ErrorCode.LEAGUE_CLOSED: "The league is closed.",
     ErrorCode.UNAVAILABLE: "The service cannot answer this now (its database, or the process "
     "that searched a hint); retry after 'Retry-After' seconds.",
 }

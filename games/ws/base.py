@@ -81,6 +81,8 @@ _CLOSE_CODES = {
     ErrorCode.FORBIDDEN: CLOSE_FORBIDDEN,
     ErrorCode.NOT_FOUND: CLOSE_NOT_FOUND,
     ErrorCode.RATE_LIMITED: CLOSE_RATE_LIMITED,
+    ErrorCode.NOT_MEMBER: CLOSE_FORBIDDEN,
+    ErrorCode.LEAGUE_CLOSED: CLOSE_FORBIDDEN,
 }
 # Faults of the services the socket needs: the socket cannot be served now.
 FAULTS: tuple[type[BaseException], ...] = (

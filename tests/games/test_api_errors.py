@@ -170,6 +170,15 @@ API_PATHS = [
     "/api/leaderboards/{slug}/all-time/",
     "/api/players/{nickname}/",
     "/api/players/{nickname}/results/",
+    "/api/leagues/",
+    "/api/leagues/join/",
+    "/api/leagues/ranks/{slug}/{date}/",
+    "/api/leagues/{league}/",
+    "/api/leagues/{league}/leave/",
+    "/api/leagues/{league}/code/",
+    "/api/leagues/{league}/members/{nickname}/",
+    "/api/leagues/{league}/boards/{slug}/{date}/",
+    "/api/leagues/{league}/standings/{slug}/",
 ]
 
 

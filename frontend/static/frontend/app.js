@@ -1,9 +1,10 @@
 // Daily Patience: the single-page client. Hash routes: #/ (home), #/play/<id>, #/daily/<slug>/<date>,
-// #/players/<nickname>, #/days/<slug>, #/replay/<id>.
+// #/players/<nickname>, #/days/<slug>, #/replay/<id>, #/leagues (and /join/<code>, /<id>).
 import { daysView } from "./days.js";
 import { homeView } from "./home.js";
 import { loadIdentity, onIdentityChange, renderIdentity, session } from "./identity.js";
 import { leaderboardView } from "./leaderboard.js";
+import { leaguesView } from "./leagues.js";
 import { playView } from "./play.js";
 import { playerView } from "./player.js";
 import { replayView } from "./replay.js";
@@ -31,6 +32,8 @@ function parseRoute() {
   if (parts[0] === "players" && parts[1]) return { name: "player", nickname: parts[1] };
   if (parts[0] === "days") return { name: "days", slug: parts[1] || null };
   if (parts[0] === "replay" && parts[1]) return { name: "replay", id: parts[1] };
+  if (parts[0] === "leagues" && parts[1] === "join" && parts[2]) return { name: "leagues", code: parts[2] };
+  if (parts[0] === "leagues") return { name: "leagues", id: parts[1] || null };
   return { name: "home" };
 }
 
@@ -46,6 +49,7 @@ async function route() {
   else if (where.name === "player") close = await playerView(root, where.nickname);
   else if (where.name === "days") close = await daysView(root, where.slug);
   else if (where.name === "replay") close = await replayView(root, where.id);
+  else if (where.name === "leagues") close = await leaguesView(root, where);
   else close = await homeView(root);
   if (current !== routeCount) {
     if (close) close();
