@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.templatetags.static import static
 from django.test import Client
 
 pytestmark = pytest.mark.django_db
@@ -34,8 +35,8 @@ def test_the_service_worker_is_served_at_a_stable_url_for_the_whole_site(client:
     # and it keeps the page, the offline page and the static files, and no API answer
     version, shell = worker_head(response.content.decode())
     assert len(version) == 16
-    assert {"/", "/offline/", "/static/frontend/app.js", "/static/frontend/site.css"} <= set(shell)
-    assert "/static/frontend/icons/icon-192.png" in shell
+    assert {"/", "/offline/", static("frontend/app.js"), static("frontend/site.css")} <= set(shell)
+    assert static("frontend/icons/icon-192.png") in shell
     assert not [url for url in shell if url.startswith(("/api/", "/ws/", "/admin/"))]
 
 
@@ -50,7 +51,7 @@ def test_the_worker_changes_with_the_files_it_keeps(
     style.write_text("body { color: black; }")
     monkeypatch.setattr(webapp, "STATIC", tmp_path)
     before, shell = worker_head(webapp._worker_source())
-    assert shell == ["/", "/offline/", "/static/frontend/site.css"]
+    assert shell == ["/", "/offline/", static("frontend/site.css")]
 
     # when a static file changes
     style.write_text("body { color: white; }")
@@ -88,9 +89,9 @@ def test_the_manifest_names_the_app_its_icons_and_its_start_in_the_page_language
     # and its icons are our PNGs, a 192 px and a 512 px one, and a maskable one
     sizes = {(icon["sizes"], icon["purpose"]) for icon in manifest["icons"]}
     assert sizes == {("192x192", "any"), ("512x512", "any"), ("512x512", "maskable")}
-    static = Path(settings.BASE_DIR) / "frontend" / "static"
+    collected = Path(settings.STATIC_ROOT)
     for icon in manifest["icons"]:
-        png = (static / icon["src"].removeprefix("/static/")).read_bytes()
+        png = (collected / icon["src"].removeprefix(settings.STATIC_URL)).read_bytes()
         assert png[:8] == b"\x89PNG\r\n\x1a\n"
         width, height = int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
         assert f"{width}x{height}" == icon["sizes"]
@@ -110,5 +111,6 @@ def test_the_front_page_links_the_manifest_and_the_home_screen_icon(client: Clie
     page = client.get("/").content.decode()
 
     assert '<link rel="manifest" href="/manifest.webmanifest">' in page
-    assert 'rel="apple-touch-icon" href="/static/frontend/icons/apple-touch-icon.png"' in page
+    icon = static("frontend/icons/apple-touch-icon.png")
+    assert f'rel="apple-touch-icon" href="{icon}"' in page
     assert '<meta name="theme-color"' in page

@@ -17,15 +17,16 @@ from tests.leaderboards.conftest import (  # noqa: F401  (fixtures shared with t
 def guest(db):
     """Return ``guest(nickname)``: an ``APIClient`` of a new guest, authenticated by its token
     (made through the services: no variant needed, unlike the suite's ``join``)."""
-    from rest_framework.authtoken.models import Token
     from rest_framework.test import APIClient
 
     from games.services import player_create_guest
+    from games.services.tokens import token_issue
 
     def make(nickname: str):
         player = player_create_guest(nickname=nickname)
         client = APIClient()
-        client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=player).key}")
+        _, secret = token_issue(player=player)
+        client.credentials(HTTP_AUTHORIZATION=f"Token {secret}")
         client.player = {"id": player.pk, "nickname": player.nickname}
         return client
 
