@@ -17,6 +17,23 @@ export function assistedMark(result) {
   return [" ", h("span", { class: "assisted-mark", title }, t("assisted"))];
 }
 
+/**
+ * A board's row of one result, on every board (a day's, a league's): the rank, the player (the
+ * `player` nodes), the `before` cells, then cards home, moves and time; the viewer's own row marked.
+ */
+export function entryRow(entry, player, before = []) {
+  return h(
+    "tr",
+    { class: session.player && session.player.nickname === entry.player ? "me" : null, dataset: { player: entry.player } },
+    h("td", { class: "rank" }, entry.rank),
+    h("th", { scope: "row", class: "player" }, ...player),
+    ...before,
+    h("td", { class: "num" }, entry.foundation_cards),
+    h("td", { class: "num" }, entry.moves),
+    h("td", { class: "num" }, formatDuration(entry.duration_ms)),
+  );
+}
+
 export async function leaderboardView(root, slug, date) {
   const message = h("div", { class: "messages", "aria-live": "polite", id: "leaderboard-message" });
   const heading = h("h2", { id: "leaderboard-title" }, t("Leaderboard · {date}", { date }));
@@ -85,22 +102,15 @@ export async function leaderboardView(root, slug, date) {
     mount(
       body,
       entries.map((entry) =>
-        h(
-          "tr",
-          { class: session.player && session.player.nickname === entry.player ? "me" : null, dataset: { player: entry.player } },
-          h("td", { class: "rank" }, entry.rank),
-          h(
-            "th",
-            { scope: "row", class: "player" },
+        entryRow(
+          entry,
+          [
             h("a", { href: `#/players/${encodeURIComponent(entry.player)}` }, entry.player),
             dayOver && entry.game
               ? h("a", { class: "replay-link", href: `#/replay/${encodeURIComponent(entry.game)}`, "aria-label": t("Replay of {player}'s game", { player: entry.player }) }, ` ▶ ${t("replay")}`)
               : null,
-          ),
-          h("td", { class: `status ${entry.status}` }, statusWord(entry.status), assistedMark(entry)),
-          h("td", { class: "num" }, entry.foundation_cards),
-          h("td", { class: "num" }, entry.moves),
-          h("td", { class: "num" }, formatDuration(entry.duration_ms)),
+          ],
+          [h("td", { class: `status ${entry.status}` }, statusWord(entry.status), assistedMark(entry))],
         ),
       ),
     );

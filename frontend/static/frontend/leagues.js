@@ -2,14 +2,13 @@
 // members, renew the code or close it; each league's live board of today's deals (its own socket,
 // pushed when a member's result comes), its standings over a week or a month, and my rank in each
 // league on the end-of-game panel. Routes: #/leagues, #/leagues/join/<code>, #/leagues/<id>.
-import { api, socketUrl } from "./api.js";
-import { retryAfterOf, retryDelay } from "./backoff.js";
-import { formatDuration, h, mount, say } from "./dom.js";
+import { api } from "./api.js";
+import { Connection } from "./connection.js";
+import { h, mount, say } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { askForIdentity, session } from "./identity.js";
-import { assistedMark } from "./leaderboard.js";
+import { assistedMark, entryRow } from "./leaderboard.js";
 
-const RECONNECTS = 5;
 const RANK_TRIES = 12; // the end-of-game panel asks once a second until the result is verified
 
 /** Today's deals with their variants' names: [{variant, date, name}]. */
@@ -26,7 +25,7 @@ function dealsWithNames(daily, variants) {
 /**
  * A league's live board of one of today's deals (a choice of variant), kept by the league socket;
  * `{el, stop}`. A refusal (not a member any more, a closed league) is said and not retried; a lost
- * socket is opened again after a wait, at most RECONNECTS times in a row.
+ * socket is opened again as every live socket is (connection.js).
  */
 export function liveLeagueBoard(league, deals, preferred = null) {
   const id = `league-${league.id}`;
@@ -51,61 +50,39 @@ export function liveLeagueBoard(league, deals, preferred = null) {
       mount(body, h("tr", {}, h("td", { colspan: 5, class: "empty" }, t("No member has finished yet."))));
       return;
     }
-    mount(
-      body,
-      entries.map((entry) =>
-        h(
-          "tr",
-          { class: session.player && session.player.nickname === entry.player ? "me" : null, dataset: { player: entry.player } },
-          h("td", { class: "rank" }, entry.rank),
-          h("th", { scope: "row", class: "player" }, entry.player, assistedMark(entry)),
-          h("td", { class: "num" }, entry.foundation_cards),
-          h("td", { class: "num" }, entry.moves),
-          h("td", { class: "num" }, formatDuration(entry.duration_ms)),
-        ),
-      ),
-    );
+    mount(body, entries.map((entry) => entryRow(entry, [entry.player, assistedMark(entry)])));
   };
-  let socket = null;
-  let closed = false;
-  let failures = 0;
-  let timer = null;
+  // A refusal other than a busy server's (not a member any more, a closed league) is said, and
+  // the socket is not opened again.
+  let refused = false;
+  const refuse = (data) => {
+    refused = true;
+    say(message, data.detail, "error");
+  };
+  const handle = (data) => {
+    if (data.type === "error") refuse(data);
+    else if (data.type === "leaderboard") show(data.entries || []);
+  };
+  let connection = null;
   const open = () => {
-    clearTimeout(timer);
-    if (socket) socket.close();
+    if (connection) connection.close();
     const deal = deals.find((item) => item.variant === select.value);
-    if (!deal || closed) return;
+    if (!deal) return;
     everyone.href = `#/daily/${encodeURIComponent(deal.variant)}/${deal.date}`;
-    const current = new WebSocket(socketUrl(`/ws/leagues/${league.id}/${encodeURIComponent(deal.variant)}/${deal.date}/`));
-    socket = current;
-    let refusal = null;
-    let lost = false;
-    current.addEventListener("message", (event) => {
-      let data;
-      try {
-        data = JSON.parse(event.data);
-      } catch {
-        return;
-      }
-      if (data.type === "error") {
-        if (data.error === "unavailable") refusal = data;
-        else lost = true;
-        say(message, data.detail, "error");
-        return;
-      }
-      failures = 0;
-      state.textContent = t("live");
-      state.dataset.state = "open";
-      if (data.type === "leaderboard") show(data.entries || []);
+    connection = new Connection(`/ws/leagues/${league.id}/${encodeURIComponent(deal.variant)}/${deal.date}/`, {
+      greets: (data) => {
+        if (data.type === "error") refuse(data);
+        return data.type !== "error";
+      },
+      onGreeting: handle,
+      onMessage: handle,
+      onState: (live) => {
+        state.textContent = live === "open" ? t("live") : t("disconnected");
+        state.dataset.state = live === "open" ? "open" : "closed";
+      },
+      wanted: () => !refused,
     });
-    current.addEventListener("close", () => {
-      if (socket !== current) return; // replaced by the board of another variant
-      state.textContent = t("disconnected");
-      state.dataset.state = "closed";
-      if (closed || lost || (!refusal && failures >= RECONNECTS)) return;
-      failures += 1;
-      timer = setTimeout(open, retryDelay(failures, refusal ? retryAfterOf(refusal) : null));
-    });
+    connection.connect();
   };
   select.addEventListener("change", open);
   const el = h(
@@ -119,9 +96,7 @@ export function liveLeagueBoard(league, deals, preferred = null) {
   return {
     el,
     stop: () => {
-      closed = true;
-      clearTimeout(timer);
-      if (socket) socket.close();
+      if (connection) connection.close();
     },
   };
 }
