@@ -12,6 +12,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config import checks as _checks  # noqa: F401  (registers the sizing checks)
 from config import env as config_env
+from config import errorreports
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 ENV = os.environ
@@ -50,7 +51,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.middleware.RequestContextMiddleware",  # the log context of the whole request
     "config.metrics.RequestMetricsMiddleware",  # outermost: a request's whole time
+    "config.middleware.DatabaseBreakerMiddleware",  # PostgreSQL known down: 503 at once
     "config.middleware.ConcurrencyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.SecurityHeadersMiddleware",
@@ -108,7 +111,8 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
 # HTTPS and security headers (docs/operations.md). Off by default so that plain-HTTP local runs
 # and docker compose keep working; a real deployment sets them (manage.py check --deploy).
 SECURE_SSL_REDIRECT = config_env.env_bool(ENV, "SECURE_SSL_REDIRECT", default=False)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]  # probes and Prometheus use plain HTTP
+# The probes and Prometheus use plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$", r"^readyz$", r"^metrics$"]
 if config_env.env_bool(ENV, "TRUST_X_FORWARDED_PROTO", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_HSTS_SECONDS = config_env.env_int(ENV, "SECURE_HSTS_SECONDS", 0)
@@ -280,11 +284,17 @@ SPECTACULAR_SETTINGS = {
 
 # config/logging.py applies LOGGING, then keeps tokens out of every log (uvicorn's access log too).
 LOGGING_CONFIG = "config.logging.configure"
+# One line a record: JSON (LOG_FORMAT=json, the default) or plain text (LOG_FORMAT=text).
+LOG_FORMAT = config_env.log_format(ENV)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"line": {"()": f"config.logging.{LOG_FORMAT.capitalize()}Formatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line"}},
     "root": {"handlers": ["console"], "level": ENV.get("LOG_LEVEL", "INFO")},
+    # The pool logs each connection it loses and each failed attempt; an outage is logged
+    # once by the breaker (core/breaker.py).
+    "loggers": {"psycopg.pool": {"level": "ERROR"}},
 }
 
 
@@ -307,3 +317,6 @@ WEBSOCKET_RATE_LIMITS = {
     "socket": _frame_limit("WEBSOCKET_RATE_SOCKET", "20/1"),
     "player": _frame_limit("WEBSOCKET_RATE_PLAYER", "600/60"),
 }
+
+# Error reports to Sentry when SENTRY_DSN is set (config/errorreports.py; the "sentry" extra).
+SENTRY_ENABLED = errorreports.configure(ENV)

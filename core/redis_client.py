@@ -53,6 +53,10 @@ class Unavailable(Exception):
     """Redis is not configured, or cannot answer now."""
 
 
+# What the channel layer (channels-redis) raises when its Redis is away.
+LAYER_FAULTS: tuple[type[BaseException], ...] = (Unavailable, *ERRORS, asyncio.TimeoutError)
+
+
 class _Server:
     """The clients of one server URL (bytes and decoded), its scripts and its breaker."""
 
@@ -150,6 +154,13 @@ def script(source: str, *, text: bool = False) -> Callable[..., Any]:
         return _server().script(source, text)(keys=keys, args=args, client=client)
 
     return call
+
+
+def report(error: BaseException, *, what: str) -> None:
+    """Tell the breaker that a call to the configured server outside this module failed (the
+    channel layer's): the outage is logged once, and calls fail at once for a while."""
+    if configured():
+        _server().failed(error, what)
 
 
 def is_down() -> bool:

@@ -34,6 +34,7 @@ from django.db import InterfaceError, OperationalError
 from django.http.request import validate_host
 from rest_framework.authtoken.models import Token
 
+from core import breaker
 from games.ws.base import in_thread
 
 TOKEN_KEYWORD = "token"
@@ -164,6 +165,7 @@ class PlayerAuthMiddleware(BaseMiddleware):
         scope = dict(scope, origin=origin_of(scope), auth_error=None, auth_method=None)
         user: Any = AnonymousUser()
         try:
+            breaker.check()  # PostgreSQL known down: no lookup, the socket answers unavailable
             key = token_from_scope(scope)
             if key is not None:
                 user, method = await user_of_token(key), "token"

@@ -46,7 +46,7 @@ from django.db import InterfaceError, OperationalError, connections
 from django.utils import translation
 from django.utils.translation import gettext
 
-from core import metrics, redis_client
+from core import breaker, logcontext, metrics, redis_client
 from core.errors import ErrorCode, ServiceError
 from core.languages import scope_language
 from games.ws import limits
@@ -60,6 +60,10 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_RATE_LIMITED = 4429
 MAX_FRAME_BYTES = 64 * 1024
 CANCEL_AGAIN_SECONDS = 0.05
+# While the channel layer's Redis is away a socket stays open and tries its layer again this
+# often (once the Redis breaker lets calls through again: ``core.redis_client``).
+LAYER_RETRY_SECONDS = 1.0
+PUSHES_PAUSE = "pushes to sockets pause"
 UNAVAILABLE = ErrorCode.UNAVAILABLE.value
 
 
@@ -82,6 +86,14 @@ _CLOSE_CODES = {
     ErrorCode.NOT_FOUND: CLOSE_NOT_FOUND,
     ErrorCode.RATE_LIMITED: CLOSE_RATE_LIMITED,
 }
+# Faults of the database: the breaker is told (``core.breaker``).
+DATABASE_FAULTS: tuple[type[BaseException], ...] = (
+    OperationalError,
+    InterfaceError,
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+    psycopg_pool.PoolTimeout,
+)
 # Faults of the services the socket needs: the socket cannot be served now.
 FAULTS: tuple[type[BaseException], ...] = (
     redis_client.Unavailable,
@@ -213,6 +225,7 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
     counted_open = False  # counted in core.metrics.SOCKETS_OPEN until it disconnects
     bucket: limits.FrameBucket | None = None
     _layer_failed = False
+    _rejoin = False  # the group must be joined again once the layer is back
 
     # --- the consumer's life -------------------------------------------------------------
 
@@ -220,6 +233,7 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
         """Run as Channels does, but a channel layer that fails ends the socket 1011."""
         self.scope = scope
         self.language = scope_language(scope)
+        self.enter_log_context()
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
         self.base_send = send
         sources = [receive]
@@ -229,18 +243,53 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
         with contextlib.suppress(StopConsumer):
             await dispatch_until_stopped(sources, self.dispatch)
 
+    def enter_log_context(self) -> None:
+        """Name this socket, its player and its game in every line logged while it is served
+        (``core.logcontext``: the connection's task and what it starts)."""
+        logcontext.socket_id.set(logcontext.new_id())
+        user = self.scope.get("user")
+        if user is not None and getattr(user, "is_authenticated", False):
+            logcontext.player_id.set(user.pk)
+        kwargs = self.scope.get("url_route", {}).get("kwargs", {})
+        if "game_id" in kwargs:
+            logcontext.game_id.set(str(kwargs["game_id"]))
+
     async def _layer_receive(self) -> dict[str, Any]:
+        """Return the socket's next channel-layer message.
+
+        While the layer's Redis is away the socket stays open and its pushes pause: the outage
+        is logged once (``core.redis_client``), the layer is tried again every
+        ``LAYER_RETRY_SECONDS`` once Redis' breaker lets calls through, and the socket joins its
+        group again (a restarted Redis has forgotten it) before it receives. Any other failure
+        of the layer closes the socket 1011.
+        """
         if self._layer_failed:
             await asyncio.Event().wait()  # never again; the socket is closing
-        try:
-            return await self.channel_layer.receive(self.channel_name)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            metrics.CHANNEL_LAYER_FAILURES.labels(what="receive").inc()
-            logger.exception("the channel layer failed for %s", self.channel_name)
-            self._layer_failed = True
-            return {"type": "patience.layer_failed"}
+        while True:
+            try:
+                while redis_client.configured() and redis_client.is_down():
+                    await asyncio.sleep(LAYER_RETRY_SECONDS)
+                if self._rejoin:
+                    await self.rejoin()
+                return await self.channel_layer.receive(self.channel_name)
+            except asyncio.CancelledError:
+                raise
+            except redis_client.LAYER_FAULTS as error:
+                metrics.CHANNEL_LAYER_FAILURES.labels(what="receive").inc()
+                redis_client.report(error, what=PUSHES_PAUSE)
+                self._rejoin = True
+                await asyncio.sleep(LAYER_RETRY_SECONDS)
+            except Exception:
+                metrics.CHANNEL_LAYER_FAILURES.labels(what="receive").inc()
+                logger.exception("the channel layer failed for %s", self.channel_name)
+                self._layer_failed = True
+                return {"type": "patience.layer_failed"}
+
+    async def rejoin(self) -> None:
+        """Join the socket's group again (raise while the layer is still away)."""
+        if self.group is not None:
+            await self.channel_layer.group_add(self.group, self.channel_name)
+        self._rejoin = False
 
     async def patience_layer_failed(self, message: dict[str, Any]) -> None:
         await self.close_unavailable()
@@ -268,7 +317,7 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
     async def websocket_connect(self, message: dict[str, Any]) -> None:
         await self.accept()
         self.accepted = True
-        if self.scope.get("auth_error") == UNAVAILABLE:
+        if self.scope.get("auth_error") == UNAVAILABLE or breaker.is_open():
             await self.close_unavailable()
             return
         refusal = self.check_scope()
@@ -303,6 +352,8 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
             metrics.SOCKETS_OPEN.labels(kind=self.kind).dec()
         try:
             await self.disconnect(message.get("code", 1000))
+        except redis_client.LAYER_FAULTS as error:  # a dead layer forgets the group by itself
+            redis_client.report(error, what=PUSHES_PAUSE)
         except Exception:
             logger.exception("leaving the socket's group failed")
         raise StopConsumer()
@@ -313,8 +364,13 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(group, self.channel_name)
 
     async def join(self, group: str) -> None:
-        await self.channel_layer.group_add(group, self.channel_name)
+        """Join ``group``; while the layer's Redis is away, join it once the layer is back."""
         self.group = group
+        try:
+            await self.channel_layer.group_add(group, self.channel_name)
+        except redis_client.LAYER_FAULTS as error:
+            redis_client.report(error, what=PUSHES_PAUSE)
+            self._rejoin = True
 
     # --- answering -----------------------------------------------------------------------
 
@@ -344,7 +400,12 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
     async def fail(self, error: Exception) -> None:
         """Answer an exception of a handler (see the module docstring)."""
         if isinstance(error, FAULTS):
-            logger.warning("socket %s cannot be served: %r", self.channel_name, error)
+            # Logged once an outage, by the breaker that the fault is handed to.
+            if isinstance(error, DATABASE_FAULTS):
+                breaker.report(error)
+            elif isinstance(error, redis_client.LAYER_FAULTS):
+                redis_client.report(error, what=PUSHES_PAUSE)
+            logger.debug("socket %s cannot be served: %r", self.channel_name, error)
             await self.close_unavailable()
             return
         logger.exception("socket %s failed", self.channel_name, exc_info=error)
