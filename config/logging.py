@@ -78,6 +78,21 @@ class RedactCredentials(logging.Filter):
 _FILTER = RedactCredentials()
 
 
+class RedisOutageOnce(logging.Filter):
+    """django-redis logs every cache call that failed, with its traceback. Hand the error to
+    the Redis breaker instead (``core.redis_client``: one line when an outage starts, one when
+    it ends) and drop the record; a record without an exception passes."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        if error is None:
+            return True
+        from core import redis_client
+
+        redis_client.report(error, what="the cache misses")
+        return False
+
+
 def install_redaction() -> None:
     """Add the filter to the request loggers and to the root logger's handlers (idempotent)."""
     for name in REQUEST_LOGGERS:

@@ -100,7 +100,8 @@ DATABASE_MAX_CONNECTIONS = config_env.env_int(ENV, "DATABASE_MAX_CONNECTIONS", 1
 ASGI_THREADS = config_env.env_int(ENV, "ASGI_THREADS", _pool["max_size"] if _pool else 32)
 CHANNEL_LAYERS = config_env.channel_layers_config(ENV)
 CACHES = config_env.cache_config(ENV)
-# django-redis: log the errors IGNORE_EXCEPTIONS turns into misses.
+# django-redis: log the errors IGNORE_EXCEPTIONS turns into misses (each is handed to the Redis
+# breaker instead, which logs an outage once: config/logging.py).
 DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 REDIS_URL = ENV.get("REDIS_URL") or None
 
@@ -294,7 +295,11 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": ENV.get("LOG_LEVEL", "INFO")},
     # The pool logs each connection it loses and each failed attempt; an outage is logged
     # once by the breaker (core/breaker.py).
-    "loggers": {"psycopg.pool": {"level": "ERROR"}},
+    "filters": {"redis_outage": {"()": "config.logging.RedisOutageOnce"}},
+    "loggers": {
+        "psycopg.pool": {"level": "ERROR"},
+        "django_redis.cache": {"filters": ["redis_outage"]},
+    },
 }
 
 

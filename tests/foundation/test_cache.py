@@ -142,3 +142,24 @@ def test_the_health_check_reports_a_paused_redis_without_hanging(throwaway_redis
     assert answer.status_code == 200
     assert answer.json()["status"] == "degraded"
     assert answer.json()["redis"] == {"ok": False, "configured": True}
+
+
+def test_a_cache_outage_is_one_line_not_a_traceback_per_call(
+    redis_cache, throwaway_redis, settings, caplog
+) -> None:
+    from core import redis_client
+
+    settings.REDIS_URL = throwaway_redis.url
+    redis_client.reset()
+    throwaway_redis.kill()
+
+    try:
+        with caplog.at_level("WARNING"):
+            for _ in range(3):
+                cache_round(redis_cache)
+    finally:
+        redis_client.reset()
+
+    assert not [record for record in caplog.records if record.name.startswith("django_redis")]
+    said = [record.getMessage() for record in caplog.records if record.name == "core.redis_client"]
+    assert len(said) == 1 and said[0].startswith("Redis unreachable (the cache misses)")
