@@ -129,6 +129,23 @@ def test_socket_frame_limits_let_frames_through_when_redis_is_dead(
     assert finishes(lambda: limits.check_player(7)) is None
 
 
+def test_while_redis_is_dead_the_rate_limit_counts_in_the_process(throwaway_redis, settings):
+    from core import ratelimits, redis_client
+
+    settings.REDIS_URL = throwaway_redis.url
+    redis_client.reset()
+    ratelimits.reset_memory()
+    throwaway_redis.kill()
+
+    try:
+        verdicts = [ratelimits.hit("dead-redis", limit=2, seconds=60).allowed for _ in range(3)]
+    finally:
+        redis_client.reset()
+        ratelimits.reset_memory()
+
+    assert verdicts == [True, True, False]
+
+
 @pytest.mark.django_db
 def test_the_health_check_reports_a_paused_redis_without_hanging(throwaway_redis, settings):
     settings.REDIS_URL = throwaway_redis.url
