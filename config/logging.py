@@ -89,7 +89,7 @@ class RedisOutageOnce(logging.Filter):
             return True
         from core import redis_client
 
-        redis_client.report(error, what="the cache misses")
+        redis_client.report(error, what="the cache misses", layer=False)
         return False
 
 

@@ -156,11 +156,24 @@ def script(source: str, *, text: bool = False) -> Callable[..., Any]:
     return call
 
 
-def report(error: BaseException, *, what: str) -> None:
-    """Tell the breaker that a call to the configured server outside this module failed (the
-    channel layer's): the outage is logged once, and calls fail at once for a while."""
+_layer_down_until = 0.0
+
+
+def report(error: BaseException, *, what: str, layer: bool = True) -> None:
+    """Tell the breaker that a call to the configured server outside this module failed: the
+    outage is logged once, and calls here fail at once for a while. With ``layer`` (a call of
+    the channel layer), the layer is taken as down for as long (``layer_is_down``)."""
+    global _layer_down_until
     if configured():
+        if layer:
+            _layer_down_until = time.monotonic() + BREAKER_SECONDS
         _server().failed(error, what)
+
+
+def layer_is_down() -> bool:
+    """Whether a call of the channel layer failed within the last ``BREAKER_SECONDS``: pushes
+    pause meanwhile, instead of each waiting on a dead or stalled server."""
+    return time.monotonic() < _layer_down_until
 
 
 def is_down() -> bool:
@@ -172,6 +185,8 @@ def is_down() -> bool:
 
 def reset() -> None:
     """Forget every client and close every breaker (tests; a server that changed)."""
+    global _layer_down_until
+    _layer_down_until = 0.0
     with _servers_lock:
         servers = list(_servers.values())
         _servers.clear()

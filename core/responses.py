@@ -84,7 +84,7 @@ def response_for_error(error: BaseException) -> JsonResponse:
     400) in JSON, or a logged 500."""
     if is_database_unavailable(error):
         breaker.report(error)
-        logger.info("database unavailable: %s", error)
+        logger.debug("database unavailable: %s", error)
         return unavailable_response()
     if isinstance(error, RequestDataTooBig):
         return too_large_response()

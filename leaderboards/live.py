@@ -319,8 +319,8 @@ class _Flusher:
 
     async def run(self) -> None:
         while _watched:
-            if redis_client.configured() and redis_client.is_down():
-                await asyncio.sleep(TICK_SECONDS)  # paused while Redis is away
+            if redis_client.layer_is_down():
+                await asyncio.sleep(TICK_SECONDS)  # paused while the layer's Redis is away
                 continue
             try:
                 await flush()

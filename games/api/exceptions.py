@@ -68,7 +68,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
             exc = exceptions.PermissionDenied()
         if is_database_unavailable(exc):
             breaker.report(exc)  # logs the outage once; the answer is not logged again
-            logger.info("database unavailable: %s", exc)
+            logger.debug("database unavailable: %s", exc)
             code = ErrorCode.UNAVAILABLE
             body = {"error": code.value, "detail": str(UNAVAILABLE_DETAIL)}
             answer = Response(

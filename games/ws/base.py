@@ -259,17 +259,17 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
 
         While the layer's Redis is away the socket stays open and its pushes pause: the outage
         is logged once (``core.redis_client``), the layer is tried again every
-        ``LAYER_RETRY_SECONDS`` once Redis' breaker lets calls through, and the socket joins its
-        group again (a restarted Redis has forgotten it) before it receives. Any other failure
-        of the layer closes the socket 1011.
+        ``LAYER_RETRY_SECONDS`` once its pause is over (``layer_is_down``), and the socket joins
+        its group again (a restarted Redis has forgotten it) before it receives. Any other
+        failure of the layer closes the socket 1011.
         """
         if self._layer_failed:
             await asyncio.Event().wait()  # never again; the socket is closing
         while True:
             try:
-                while redis_client.configured() and redis_client.is_down():
-                    await asyncio.sleep(LAYER_RETRY_SECONDS)
-                if self._rejoin:
+                if self._rejoin:  # the layer failed: wait for it, join again, then receive
+                    while redis_client.layer_is_down():
+                        await asyncio.sleep(LAYER_RETRY_SECONDS)
                     await self.rejoin()
                 return await self.channel_layer.receive(self.channel_name)
             except asyncio.CancelledError:

@@ -204,8 +204,8 @@ class GameConsumer(PatienceConsumer):
         """Answer an ordinary move written on the loop, then push it to the game's other tabs."""
         answer = game_payload(game)
         await self.send_game(answer)
-        if redis_client.configured() and redis_client.is_down():
-            return  # the other tabs' pushes pause while Redis is away
+        if redis_client.layer_is_down():
+            return  # the other tabs' pushes pause while the channel layer's Redis is away
         if await tabs.aothers_open(self.game_id):
             await pushes.announce_game(answer)
 

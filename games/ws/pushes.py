@@ -55,8 +55,8 @@ async def announce_game(game: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    if redis_client.configured() and redis_client.is_down():
-        return  # pushes pause while Redis is away; a tab's next answer carries the state
+    if redis_client.layer_is_down():
+        return  # pushes pause while the layer's Redis is away; a tab's next answer carries it
     group = game_group(game["id"])
     try:
         await layer.group_send(group, {"type": "game.update", "game": game})

@@ -5,6 +5,7 @@ between them, every ``--poll`` seconds, check the deals a request made on demand
 from __future__ import annotations
 
 import datetime as dt
+import io
 import logging
 import time
 from pathlib import Path
@@ -18,6 +19,32 @@ from core import heartbeats
 from games import clock, selectors, services
 
 logger = logging.getLogger("games.scheduler")
+
+
+class LogLines(io.TextIOBase):
+    """A text stream whose every line is logged (``games.scheduler``) at ``level``: what the
+    jobs write reaches the log as lines of the service's shape, not bare text on stdout."""
+
+    def __init__(self, level: int) -> None:
+        super().__init__()
+        self.level = level
+        self.pending = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        *lines, self.pending = self.pending.split("\n")
+        for line in lines:
+            if line.strip():
+                logger.log(self.level, "%s", line.rstrip())
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending.strip():
+            logger.log(self.level, "%s", self.pending.rstrip())
+        self.pending = ""
 
 
 def check_time_of_day(text: str) -> dt.time:
@@ -44,8 +71,8 @@ class Command(BaseCommand):
         "nothing to do, so a run more is harmless. Every --poll seconds it also certifies the "
         "deals a request made before preparedeals did, as they stand, and looks for deals "
         "an admin asked to regenerate and runs regeneratedeals if there are any. It logs "
-        "through the service's logging (LOG_FORMAT), one line a step, failures with their "
-        "traceback."
+        "through the service's logging (LOG_FORMAT), one line a step and one a line the jobs "
+        "print, failures with their traceback."
     )
     requires_system_checks = []  # the jobs run the checks they need; a loop must not die of one
 
@@ -72,6 +99,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        # What the jobs print is logged, a record a line (LOG_FORMAT), as the loop's own steps.
+        self.out, self.err = LogLines(logging.INFO), LogLines(logging.WARNING)
         at = check_time_of_day(options["at"])
         days, retry = options["days"], options["retry"]
         if not 1 <= days <= 366:
@@ -121,7 +150,7 @@ class Command(BaseCommand):
         for name, arguments in (("preparedeals", [str(days)]), ("closedays", [])):
             self.say(f"{name} starts")
             try:
-                call_command(name, *arguments, stdout=self.stdout, stderr=self.stderr)
+                call_command(name, *arguments, stdout=self.out, stderr=self.err)
             except (Exception, SystemExit) as error:
                 logger.error("%s failed: %s: %s", name, type(error).__name__, error, exc_info=True)
                 return False
@@ -151,7 +180,7 @@ class Command(BaseCommand):
             if not selectors.regenerations_pending():
                 return
             self.say("regeneratedeals starts")
-            call_command("regeneratedeals", stdout=self.stdout, stderr=self.stderr)
+            call_command("regeneratedeals", stdout=self.out, stderr=self.err)
             self.say("regeneratedeals done")
         except (Exception, SystemExit) as error:
             logger.error(
