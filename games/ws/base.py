@@ -11,7 +11,8 @@ calls ``open()``. A refusal is one path, ``refuse(error)``: an error frame
  4404  ``not_found``: no such game or deal, or no such socket path
  4429  ``rate_limited``: too many frames (``games.ws.limits``)
  1009  ``invalid``: a frame larger than ``MAX_FRAME_BYTES``
- 1011  ``unavailable``: the database or the channel layer cannot serve the socket now;
+ 1011  ``unavailable``: the database cannot serve the socket now (Redis away closes no socket:
+       its pushes pause until the channel layer answers again);
        ``server_error``: the server failed while opening the socket
 ====== ==========================================================================
 
@@ -61,7 +62,7 @@ CLOSE_RATE_LIMITED = 4429
 MAX_FRAME_BYTES = 64 * 1024
 CANCEL_AGAIN_SECONDS = 0.05
 # While the channel layer's Redis is away a socket stays open and tries its layer again this
-# often (once the Redis breaker lets calls through again: ``core.redis_client``).
+# often, once the layer's pause is over (``core.redis_client.layer_is_down``).
 LAYER_RETRY_SECONDS = 1.0
 PUSHES_PAUSE = "pushes to sockets pause"
 UNAVAILABLE = ErrorCode.UNAVAILABLE.value
@@ -230,7 +231,8 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
     # --- the consumer's life -------------------------------------------------------------
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        """Run as Channels does, but a channel layer that fails ends the socket 1011."""
+        """Run as Channels does, but a channel layer that fails ends the socket 1011 (its Redis
+        being away does not: the socket waits for it, ``_layer_receive``)."""
         self.scope = scope
         self.language = scope_language(scope)
         self.enter_log_context()
