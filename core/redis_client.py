@@ -176,6 +176,13 @@ def layer_is_down() -> bool:
     return time.monotonic() < _layer_down_until
 
 
+def pushes_pause() -> bool:
+    """Whether a push a socket would wait for should be skipped now: the channel layer failed
+    lately, or this server's breaker is open (a stalled Redis would hold the socket for the
+    layer's whole read timeout)."""
+    return layer_is_down() or is_down()
+
+
 def is_down() -> bool:
     """Whether the breaker of the configured server is open (False without Redis)."""
     url = settings.REDIS_URL

@@ -204,8 +204,8 @@ class GameConsumer(PatienceConsumer):
         """Answer an ordinary move written on the loop, then push it to the game's other tabs."""
         answer = game_payload(game)
         await self.send_game(answer)
-        if redis_client.layer_is_down():
-            return  # the other tabs' pushes pause while the channel layer's Redis is away
+        if redis_client.pushes_pause():
+            return  # the other tabs' pushes pause while Redis is away
         if await tabs.aothers_open(self.game_id):
             await pushes.announce_game(answer)
 
@@ -234,6 +234,8 @@ class GameConsumer(PatienceConsumer):
             await self.send_error(answer, **echo)
         else:
             await self.send_game(answer)
+        if others and redis_client.pushes_pause():
+            return  # the other tabs' pushes pause while Redis is away
         for game in others:
             await pushes.announce_game(game)
 

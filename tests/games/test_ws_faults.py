@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import signal
 import subprocess
 import time
 from typing import Any
@@ -143,8 +145,17 @@ class ThrowawayRedis:
 
     def kill(self) -> None:
         if self.process is not None and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGCONT)
             self.process.kill()
             self.process.wait(timeout=5)
+
+    def pause(self) -> None:
+        assert self.process is not None
+        os.kill(self.process.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.process is not None
+        os.kill(self.process.pid, signal.SIGCONT)
 
 
 @pytest.fixture
@@ -158,7 +169,11 @@ def throwaway_redis(settings: Any, monkeypatch: Any) -> Any:
     settings.CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
-            "CONFIG": {"hosts": [{"address": server.url, "socket_connect_timeout": 0.5}]},
+            "CONFIG": {
+                "hosts": [
+                    {"address": server.url, "socket_connect_timeout": 0.5, "socket_timeout": 8}
+                ]
+            },
         }
     }
     monkeypatch.setattr(redis_client, "BREAKER_SECONDS", 0.3)
@@ -179,8 +194,14 @@ async def receive_until(communicator: Any, wanted: Any, seconds: float = 8.0) ->
                 return message
 
 
+@pytest.mark.parametrize("fault", ["kill", "pause"])
 async def test_game_sockets_answer_moves_while_redis_is_down_and_their_pushes_resume(
-    ws_connect: Any, game: Game, alice: tuple[Player, str], throwaway_redis: Any, caplog: Any
+    ws_connect: Any,
+    game: Game,
+    alice: tuple[Player, str],
+    throwaway_redis: Any,
+    caplog: Any,
+    fault: str,
 ) -> None:
     # given two tabs of alice's game and a watcher of its deal
     tab = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
@@ -190,17 +211,17 @@ async def test_game_sockets_answer_moves_while_redis_is_down_and_their_pushes_re
     assert (await receive(other))["type"] == "game"
     assert (await receive(watcher))["type"] == "leaderboard"
 
-    # when Redis dies
-    throwaway_redis.kill()
+    # when Redis dies (or stalls)
+    throwaway_redis.kill() if fault == "kill" else throwaway_redis.pause()
 
-    # then moves are answered on the socket (the player's limit counted in process)
+    # then moves are answered on the socket at once (the player's limit counted in process)
     for ply in range(2):
         await tab.send_json_to({"ply": ply, "move": await a_legal_move(game.pk)})
-        answer = await receive_until(tab, lambda m: m["type"] == "game")
+        answer = await receive_until(tab, lambda m: m["type"] == "game", seconds=2)
         assert answer["game"]["ply"] == ply + 1
 
-    # and when Redis is back, empty, the other tab and the watcher get pushes again
-    throwaway_redis.start()
+    # and when Redis is back (empty, after a kill), the other tab and the watcher get pushes
+    throwaway_redis.start() if fault == "kill" else throwaway_redis.resume()
     await asyncio.sleep(0.5)  # the breaker's pause, then the sockets join their groups again
 
     async def pushed() -> None:
