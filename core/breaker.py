@@ -75,11 +75,22 @@ def report(error: BaseException | None = None) -> None:
     threading.Thread(target=_watch, args=(error,), name="database-breaker", daemon=True).start()
 
 
+# The server answered, but refused one more connection (too many clients already): it is up, and
+# the pools' own connections serve. Opening the breaker then would turn a full server into an
+# outage.
+_UP_BUT_FULL = frozenset({"53300"})
+_FULL_WORDS = ("too many clients", "remaining connection slots are reserved")
+
+
 def _reachable() -> bool:
-    """Whether a fresh connection to PostgreSQL answers ``SELECT 1``."""
+    """Whether a fresh connection to PostgreSQL answers ``SELECT 1`` (or the server says it has
+    no connection to spare)."""
     try:
         with psycopg.connect(database.conninfo(), connect_timeout=PROBE_TIMEOUT) as probe:
             probe.execute("SELECT 1")
+    except psycopg.Error as error:
+        text = str(error).lower()
+        return error.sqlstate in _UP_BUT_FULL or any(words in text for words in _FULL_WORDS)
     except Exception:
         return False
     return True

@@ -20,10 +20,9 @@ from django.db import connection
 from tests.foundation.conftest import database_url, service_env
 from tests.net import free_port
 
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="the breaker is PostgreSQL's"),
-]
+pytestmark = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="the breaker is PostgreSQL's"
+)
 
 
 class CuttableProxy:
@@ -104,6 +103,7 @@ def get(base: str, path: str, token: str | None = None) -> tuple[int, Any, Any, 
     return status, head, json.loads(body), time.monotonic() - started
 
 
+@pytest.mark.django_db(transaction=True)
 def test_postgresql_down_fails_fast_and_its_return_is_served_at_once(uvicorn) -> None:
     # given the service on PostgreSQL through a proxy, and a player's token
     from rest_framework.authtoken.models import Token
@@ -117,7 +117,8 @@ def test_postgresql_down_fails_fast_and_its_return_is_served_at_once(uvicorn) ->
     server = uvicorn(
         service_env(
             DATABASE_URL=url,
-            DATABASE_POOL_TIMEOUT="2",
+            DATABASE_POOL_TIMEOUT="1",
+            HINT_PROCESSES="0",
             DATABASE_CONNECT_TIMEOUT="1",
             LOG_FORMAT="json",
         )
@@ -219,3 +220,20 @@ def test_a_busy_pool_opens_nothing_and_an_outage_opens_the_breaker_until_it_ends
     wait_for(lambda: not breaker.is_open())
     assert refreshed == [True]
     assert metrics.DATABASE_BREAKER_OPEN._value.get() == 0
+
+
+def test_a_full_server_is_up_for_the_breaker(monkeypatch) -> None:
+    import psycopg
+
+    from core import breaker
+
+    def full(*args: Any, **kwargs: Any) -> Any:
+        raise psycopg.OperationalError("FATAL:  sorry, too many clients already")
+
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise psycopg.OperationalError("connection refused")
+
+    monkeypatch.setattr(psycopg, "connect", full)
+    assert breaker._reachable()
+    monkeypatch.setattr(psycopg, "connect", refused)
+    assert not breaker._reachable()
