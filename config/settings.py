@@ -13,6 +13,7 @@ from django.core.exceptions import ImproperlyConfigured
 
 from config import checks as _checks  # noqa: F401  (registers the sizing checks)
 from config import env as config_env
+from config import errorreports
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 ENV = os.environ
@@ -59,7 +60,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "config.middleware.RequestContextMiddleware",  # the log context of the whole request
     "config.metrics.RequestMetricsMiddleware",  # outermost: a request's whole time
+    "config.middleware.DatabaseBreakerMiddleware",  # PostgreSQL known down: 503 at once
     "config.middleware.ConcurrencyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.SecurityHeadersMiddleware",
@@ -106,7 +109,8 @@ DATABASE_MAX_CONNECTIONS = config_env.env_int(ENV, "DATABASE_MAX_CONNECTIONS", 1
 ASGI_THREADS = config_env.env_int(ENV, "ASGI_THREADS", _pool["max_size"] if _pool else 32)
 CHANNEL_LAYERS = config_env.channel_layers_config(ENV)
 CACHES = config_env.cache_config(ENV)
-# django-redis: log the errors IGNORE_EXCEPTIONS turns into misses.
+# django-redis: log the errors IGNORE_EXCEPTIONS turns into misses (each is handed to the Redis
+# breaker instead, which logs an outage once: config/logging.py).
 DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 REDIS_URL = ENV.get("REDIS_URL") or None
 
@@ -117,7 +121,8 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
 # HTTPS and security headers (docs/operations.md). Off by default so that plain-HTTP local runs
 # and docker compose keep working; a real deployment sets them (manage.py check --deploy).
 SECURE_SSL_REDIRECT = config_env.env_bool(ENV, "SECURE_SSL_REDIRECT", default=False)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]  # probes and Prometheus use plain HTTP
+# The probes and Prometheus use plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$", r"^readyz$", r"^metrics$"]
 if config_env.env_bool(ENV, "TRUST_X_FORWARDED_PROTO", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_HSTS_SECONDS = config_env.env_int(ENV, "SECURE_HSTS_SECONDS", 0)
@@ -315,11 +320,21 @@ SPECTACULAR_SETTINGS = {
 
 # config/logging.py applies LOGGING, then keeps tokens out of every log (uvicorn's access log too).
 LOGGING_CONFIG = "config.logging.configure"
+# One line a record: JSON (LOG_FORMAT=json, the default) or plain text (LOG_FORMAT=text).
+LOG_FORMAT = config_env.log_format(ENV)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"line": {"()": f"config.logging.{LOG_FORMAT.capitalize()}Formatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line"}},
     "root": {"handlers": ["console"], "level": ENV.get("LOG_LEVEL", "INFO")},
+    # The pool logs each connection it loses and each failed attempt; an outage is logged
+    # once by the breaker (core/breaker.py).
+    "filters": {"redis_outage": {"()": "config.logging.RedisOutageOnce"}},
+    "loggers": {
+        "psycopg.pool": {"level": "ERROR"},
+        "django_redis.cache": {"filters": ["redis_outage"]},
+    },
 }
 
 
@@ -342,3 +357,6 @@ WEBSOCKET_RATE_LIMITS = {
     "socket": _frame_limit("WEBSOCKET_RATE_SOCKET", "20/1"),
     "player": _frame_limit("WEBSOCKET_RATE_PLAYER", "600/60"),
 }
+
+# Error reports to Sentry when SENTRY_DSN is set (config/errorreports.py).
+SENTRY_ENABLED = errorreports.configure(ENV)

@@ -7,7 +7,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
-from config.health import healthz
+from config.health import livez, readyz
 from config.metrics import metrics_view
 from config.views import front_page, switch_language
 from config.webapp import manifest, offline_page, service_worker
@@ -18,7 +18,9 @@ urlpatterns = [
     path("sw.js", service_worker, name="service-worker"),
     path("manifest.webmanifest", manifest, name="manifest"),
     path("offline/", offline_page, name="offline"),
-    path("healthz", healthz, name="healthz"),
+    path("livez", livez, name="livez"),
+    path("readyz", readyz, name="readyz"),
+    path("healthz", readyz, name="healthz"),  # readyz's older name, for existing probes
     path("metrics", metrics_view, name="metrics"),  # internal: config/metrics.py
     path("i18n/setlang/", switch_language, name="set_language"),
     path("admin/", admin.site.urls),

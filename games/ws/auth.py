@@ -33,6 +33,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db import InterfaceError, OperationalError
 from django.http.request import validate_host
 
+from core import breaker
 from games.services.tokens import token_authenticate
 from games.ws.base import in_thread
 
@@ -162,6 +163,7 @@ class PlayerAuthMiddleware(BaseMiddleware):
         scope = dict(scope, origin=origin_of(scope), auth_error=None, auth_method=None)
         user: Any = AnonymousUser()
         try:
+            breaker.check()  # PostgreSQL known down: no lookup, the socket answers unavailable
             key = token_from_scope(scope)
             if key is not None:
                 user, method = await user_of_token(key), "token"
