@@ -6,7 +6,7 @@ PYTHON_BOOT := $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint lock drill messages screenshots icons bench fuzz load board movepath solver-bench winrates clean
+.PHONY: run test lint lock drill messages screenshots icons bench fuzz load soak board movepath solver-bench winrates clean
 
 # The service and, beside it, the scheduler (the day's certified deals, closed days, the deals
 # admins asked to regenerate); stopping the service stops both.
@@ -153,6 +153,12 @@ $(VENV)/.installed-bench: requirements/bench.txt | $(BIN)/python
 # LOAD_ARGS=--quick for a smoke run of a few minutes; LOAD_ARGS="--skip daily idle" and the like.
 load: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/load.py $(LOAD_ARGS)
+
+# An hour of 200 players at a person's pace, the workers' memory after every minute
+# (docs/benchmarks.md, "Memory over an hour").
+soak: $(VENV)/.installed-bench
+	$(BIN)/python benchmarks/load.py --skip moves paced rollover daily idle --no-profile \
+		--soak $(or $(SOAK_MINUTES),60) --soak-players $(or $(SOAK_PLAYERS),200)
 
 board: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/board.py $(BOARD_ARGS)

@@ -78,7 +78,10 @@ PRACTICE_VARIANT = "quadruple-canfield"  # about 40 legal moves a position, rare
 DAILY_PREFERENCE = ("quadruple-canfield", "castile", "caprice", "box-kite", "capricieuse")
 TRIVIAL_PATH = "/api/variants/"  # one small query, no auth: the cheapest JSON view there is
 REST_PATH = "/api/daily/"
-PHASES = ("moves", "paced", "rollover", "daily", "idle")
+PHASES = ("moves", "paced", "rollover", "daily", "idle", "soak")
+# A soak's memory levels off when its last half grows the workers' RSS by less than this many KB
+# per thousand moves (about 0.2 KB per move, 200 KB per 1,000, before the caches were bounded).
+SOAK_FLAT_KB = 20.0
 # Targets of the crowd (docs/benchmarks.md): a paced N is served when its clients get at least
 # this share of the moves they offer, with move p99 at most this multiple of the echo p99 and no
 # error; CPU per move at most CPU_TARGET_MS.
@@ -121,6 +124,10 @@ def parse_args() -> argparse.Namespace:
         help="seconds after arriving a rollover player keeps retrying (60)",
     )
     parser.add_argument("--duration", type=float, help="seconds of each measured phase (30)")
+    parser.add_argument(
+        "--soak", type=float, default=0, help="minutes of the soak: paced players, RSS sampled (0)"
+    )
+    parser.add_argument("--soak-players", type=int, default=200, help="players of the soak (200)")
     parser.add_argument("--idle", type=int, help="idle daily sockets to hold (10000)")
     parser.add_argument("--watchers", type=int, help="watchers of one deal (1000)")
     parser.add_argument("--watch-players", type=int, help="daily players while watched (50)")
@@ -903,6 +910,85 @@ def idle_phase(args: argparse.Namespace, server: Server) -> dict[str, Any]:
 # --- the table ----------------------------------------------------------------------------------
 
 
+def rss_mb(pids: list[int]) -> list[float]:
+    """Return the resident memory of each process, in MB (0 for one that is gone)."""
+    sizes = []
+    for pid in pids:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            sizes.append(0.0)
+            continue
+        kb = next(
+            (int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0
+        )
+        sizes.append(kb / 1024)
+    return sizes
+
+
+def soak_phase(args: argparse.Namespace, server: Server, run: str) -> dict[str, Any]:
+    """``--soak-players`` players at a person's pace for ``--soak`` minutes, a fresh practice
+    game each every minute (so the service meets new games as a day does); the workers' resident
+    memory after each minute. Memory levels off when the last half of the run grows it by less
+    than SOAK_FLAT_KB per thousand moves."""
+    n = args.soak_players
+    clients = max(args.clients, math.ceil(n / args.sockets_per_client))
+    samples: list[dict[str, Any]] = []
+    pids = server.worker_pids()
+    start = rss_mb(pids)
+    log(f"soak: {n} players at {args.pace:g}/s for {args.soak:g} min; RSS {start} MB")
+    moves = errors = 0
+    minute = 0
+    while minute < args.soak:
+        minute += 1
+        specs = asyncio.run(
+            make_players(
+                server.base,
+                n,
+                "practice",
+                PRACTICE_VARIANT,
+                f"{run}s{minute}",
+                concurrency=args.setup_concurrency,
+            )
+        )
+        phase = _clients.Phase(
+            port=args.port,
+            duration=60.0,
+            origin=args.origin,
+            player_rate=args.pace,
+            seed=minute,
+            line=math.ceil(60 * args.pace) + 5,
+            connect_concurrency=32,
+        )
+        result = run_players(server, specs, phase, clients)
+        moves += result["moves"]
+        errors += result["error_count"] + result["unavailable_count"]
+        sizes = rss_mb(pids)
+        samples.append({"minute": minute, "moves": moves, "rss_mb": sizes, "p99": result["p99"]})
+        log(
+            f"  minute {minute}: {moves} moves, errors {errors}, p99 {result['p99']:.0f} ms, "
+            f"RSS {[round(s, 1) for s in sizes]} MB"
+        )
+    half = samples[len(samples) // 2 :] if len(samples) >= 2 else samples
+    growth_kb = (sum(half[-1]["rss_mb"]) - sum(half[0]["rss_mb"])) * 1024
+    per_thousand = growth_kb / max(1, (half[-1]["moves"] - half[0]["moves"]) / 1000)
+    levels_off = per_thousand < SOAK_FLAT_KB
+    log(
+        f"  last half: {growth_kb:.0f} KB over {half[-1]['moves'] - half[0]['moves']} moves, "
+        f"{per_thousand:.1f} KB per 1,000 moves: {'levels off' if levels_off else 'still growing'}"
+    )
+    return {
+        "players": n,
+        "minutes": args.soak,
+        "moves": moves,
+        "errors": errors,
+        "start_rss_mb": start,
+        "samples": samples,
+        "last_half_kb_per_1000_moves": per_thousand,
+        "levels_off": levels_off,
+    }
+
+
 def figures(
     args: argparse.Namespace, floors: dict[str, Any], results: dict[str, Any]
 ) -> list[Figure]:
@@ -1227,6 +1313,8 @@ def main() -> int:
             results["daily"] = daily_phase(args, server, run)
         if "idle" not in args.skip and args.idle:
             results["idle"] = idle_phase(args, server)
+        if "soak" not in args.skip and args.soak:
+            results["soak"] = soak_phase(args, server, run)
     finally:
         server.stop()
         log("service stopped")
@@ -1248,6 +1336,24 @@ def main() -> int:
         print(f"watcher messages by type: {d['by_type']}; watcher errors: {d['watch_errors']}")
     if "idle" in results:
         print(f"idle socket errors: {results['idle']['errors']}")
+    if "soak" in results:
+        s = results["soak"]
+        lines = [
+            f"soak: {s['players']} players, {s['minutes']:g} min, {s['moves']} moves, "
+            f"{s['errors']} errors; workers' RSS at the start {s['start_rss_mb']} MB",
+            "| minute | moves | RSS per worker (MB) | move p99 |",
+            "| --- | --- | --- | --- |",
+            *(
+                f"| {x['minute']} | {x['moves']} | {', '.join(f'{m:.1f}' for m in x['rss_mb'])} "
+                f"| {x['p99']:.0f} ms |"
+                for x in s["samples"]
+            ),
+            f"last half: {s['last_half_kb_per_1000_moves']:.1f} KB per 1,000 moves "
+            f"({'levels off' if s['levels_off'] else 'still growing'}; flat below "
+            f"{SOAK_FLAT_KB:g})",
+        ]
+        print("\n" + "\n".join(lines))
+        profile_summary += "\n\n" + "\n".join(lines)
     if args.frames:  # as the workers last wrote them, once a second
         timings = "frame timings (benchmarks/frames.py):\n" + frames.summarise(str(frames_prefix))
         print("\n" + timings)
