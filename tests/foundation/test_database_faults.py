@@ -106,11 +106,10 @@ def get(base: str, path: str, token: str | None = None) -> tuple[int, Any, Any, 
 @pytest.mark.django_db(transaction=True)
 def test_postgresql_down_fails_fast_and_its_return_is_served_at_once(uvicorn) -> None:
     # given the service on PostgreSQL through a proxy, and a player's token
-    from rest_framework.authtoken.models import Token
-
     from games import services
+    from games.services.tokens import token_issue
 
-    token = Token.objects.create(user=services.player_create_guest(nickname="breaker")).key
+    token = token_issue(player=services.player_create_guest(nickname="breaker"))[1]
     settings_dict = connection.settings_dict
     proxy = CuttableProxy((settings_dict.get("HOST") or "127.0.0.1", int(settings_dict["PORT"])))
     url = database_url({**settings_dict, "PORT": proxy.port})
@@ -204,13 +203,14 @@ def test_a_busy_pool_opens_nothing_and_an_outage_opens_the_breaker_until_it_ends
     monkeypatch.setattr(breaker, "PROBE_SECONDS", 0.01)
 
     # a pool timeout while PostgreSQL answers: nothing opens
+    reachable = [True]
+    monkeypatch.setattr(breaker, "_reachable", lambda: reachable[0])
     breaker.report(OperationalError("couldn't get a connection after 5.00 sec"))
     wait_for(lambda: not breaker._checking)
     assert not breaker.is_open()
 
     # PostgreSQL unreachable: the breaker opens, and closes once it answers again
-    reachable = [False]
-    monkeypatch.setattr(breaker, "_reachable", lambda: reachable[0])
+    reachable[0] = False
     breaker.report(OperationalError("connection refused"))
     wait_for(breaker.is_open)
     assert metrics.DATABASE_BREAKER_OPEN._value.get() == 1

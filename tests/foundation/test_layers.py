@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent.parent
-PACKAGES = ("config", "core", "games", "leaderboards")
+PACKAGES = ("config", "core", "games", "leaderboards", "leagues")
 LINT_IMPORTS = Path(sys.executable).with_name("lint-imports")  # the dev extra's
 
 

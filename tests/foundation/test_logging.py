@@ -146,12 +146,11 @@ def test_the_request_id_is_sent_back_and_a_proxys_plain_one_kept(client) -> None
 @pytest.mark.django_db(transaction=True)
 def test_a_real_uvicorn_logs_json_lines_and_never_the_tokens_it_is_sent(uvicorn) -> None:
     # given a player with a token and the service's own log
-    from rest_framework.authtoken.models import Token
-
     from games import services
+    from games.services.tokens import token_issue
 
     player = services.player_create_guest(nickname="logged")
-    key = Token.objects.create(user=player).key
+    key = token_issue(player=player)[1]
     server = uvicorn(service_env(LOG_LEVEL="INFO", LOG_FORMAT="json"))
     secret = "secret" + TOKEN[:20]
     paths = [f"/api/me/?token={secret}", f"/ws/games/x/?token={TOKEN}"]
