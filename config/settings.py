@@ -216,7 +216,7 @@ DATABASE_LOOP_CONNECTIONS = config_env.env_int(ENV, "DATABASE_LOOP_CONNECTIONS",
 GC_FREEZE = config_env.env_bool(ENV, "GC_FREEZE", True)
 GC_THRESHOLD = config_env.gc_threshold(ENV)
 
-# The solver (games/engine/solver.py) on the server: certifying daily deals ahead of time
+# The solver (games/engine/solver/) on the server: certifying daily deals ahead of time
 # (preparedeals) and hints. Each budget is wall time per search.
 # A value out of range (a budget not more than 0 or past its bound, no attempt) stops the start
 # with the reason: a bad budget would make every search answer "unknown", or never end.

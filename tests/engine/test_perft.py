@@ -12,7 +12,8 @@ import pytest
 
 from games.engine import builtin_variant, deal, launch_slugs, practice_seed
 from games.engine.perft import divide, perft
-from games.engine.solver import DEAL, REDEAL, _Position, _Rules
+from games.engine.solver.position import Position
+from games.engine.solver.tables import DEAL, REDEAL, Rules
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "perft"
@@ -51,7 +52,7 @@ def test_perft_counts_match_the_fixtures(slug: str) -> None:
         assert perft(state, row["depth"]) == row["count"], row
 
 
-def solver_perft(position: _Position, depth: int) -> int:
+def solver_perft(position: Position, depth: int) -> int:
     """Count the same tree with the solver's own move generation, moving and taking back."""
     if depth == 0:
         return 1
@@ -80,7 +81,7 @@ def test_the_solvers_move_generation_counts_the_same_trees(slug: str) -> None:
     variant = builtin_variant(slug)
     for row in fixture(slug):
         state = deal(variant, practice_seed(row["seed_text"]))
-        position = _Position(_Rules(variant, state.base_rank), state)
+        position = Position(Rules(variant, state.base_rank), state)
 
         assert solver_perft(position, row["depth"]) == row["count"], row
 

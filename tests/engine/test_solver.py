@@ -27,22 +27,10 @@ from games.engine import (
     solve,
     state_to_json,
 )
-from games.engine.solver import (
-    AGGRESSIVE,
-    DEAL,
-    REDEAL,
-    SAFE,
-    IMove,
-    _BestFirst,
-    _Budget,
-    _DeepBestFirst,
-    _line,
-    _luby,
-    _Position,
-    _Restarts,
-    _Rules,
-    _Search,
-)
+from games.engine.solver.passes import _line
+from games.engine.solver.position import Position
+from games.engine.solver.search import BestFirst, Budget, DeepBestFirst, Restarts, Search, luby
+from games.engine.solver.tables import AGGRESSIVE, DEAL, REDEAL, SAFE, IMove, Rules
 from games.engine.text import parse
 from tests.engine.conftest import engine
 from tests.engine.test_rules_box_kite import BASES as BOX_KITE_BASES
@@ -167,8 +155,8 @@ def test_castiles_foundation_moves_are_played_for_the_card_only_lower_cards_lie_
         tableau-0     3H 3S 3D 4H 3C
         """
     )
-    rules = _Rules(state.variant, state.base_rank)
-    position = _Position(rules, state)
+    rules = Rules(state.variant, state.base_rank)
+    position = Position(rules, state)
     played: list[tuple[int, int, int, int, int, int]] = []
 
     # when: the automatic moves of the full search, though cards may come back in Castile
@@ -182,8 +170,8 @@ def test_castiles_foundation_moves_are_played_for_the_card_only_lower_cards_lie_
 def test_foundation_moves_of_other_games_with_returns_are_never_played_by_the_full_search():
     for slug in ["caprice", "box-kite", "quadruple-canfield"]:
         state = deal(builtin_variant(slug), practice_seed("bench-0"))
-        rules = _Rules(state.variant, state.base_rank)
-        position = _Position(rules, state)
+        rules = Rules(state.variant, state.base_rank)
+        position = Position(rules, state)
         played: list[tuple[int, int, int, int, int, int]] = []
 
         position.autos(played, SAFE)
@@ -227,11 +215,11 @@ def _scattered(rng: random.Random, cards: list[str], piles: list[str]) -> list[s
 
 
 def _full_search(state: State, *, autos: bool) -> str:
-    rules = _Rules(state.variant, state.base_rank)
+    rules = Rules(state.variant, state.base_rank)
     if not autos:
         rules.returning_safe = (False,) * len(rules.returning_safe)
-    search = _Search(
-        _Position(rules, state), autos=SAFE, nodes_left=300_000, deadline=1e18, clock=float
+    search = Search(
+        Position(rules, state), autos=SAFE, nodes_left=300_000, deadline=1e18, clock=float
     )
     outcome, _ = search.run()
     return outcome
@@ -294,16 +282,16 @@ def test_the_budget_is_counted_on_the_clock_the_caller_gives() -> None:
     assert next(ticks) < 20
 
 
-def _one_pass(kind: type[_Search], state: State, autos: int) -> tuple[str, list[AnyMove]]:
-    rules = _Rules(state.variant, state.base_rank)
+def _one_pass(kind: type[Search], state: State, autos: int) -> tuple[str, list[AnyMove]]:
+    rules = Rules(state.variant, state.base_rank)
     search = kind(
-        _Position(rules, state), autos=autos, nodes_left=100_000, deadline=1e18, clock=float
+        Position(rules, state), autos=autos, nodes_left=100_000, deadline=1e18, clock=float
     )
     outcome, logs = search.run()
     return outcome, _line(rules, logs or [])
 
 
-@pytest.mark.parametrize("kind", [_BestFirst, _DeepBestFirst, _Restarts, _Search])
+@pytest.mark.parametrize("kind", [BestFirst, DeepBestFirst, Restarts, Search])
 def test_each_pass_alone_wins_the_forced_win_and_exhausts_the_lost_position(table, kind) -> None:
     # given
     castile, canfield = table("castile"), table("canfield")
@@ -333,7 +321,7 @@ def test_the_greedy_pass_cannot_win_what_needs_a_card_kept_back_but_solve_does(t
     )
 
     # when
-    greedy, _ = _one_pass(_BestFirst, state, AGGRESSIVE)
+    greedy, _ = _one_pass(BestFirst, state, AGGRESSIVE)
     result = solve(state)
 
     # then: the greedy pass's exhaustion is no proof; the full search wins
@@ -348,7 +336,7 @@ def test_a_snapshot_restores_the_position_it_was_taken_of(slug: str) -> None:
     rng = random.Random(slug)
     variant = builtin_variant(slug)
     state = deal(variant, practice_seed("snapshot"))
-    position = _Position(_Rules(variant, state.base_rank), state)
+    position = Position(Rules(variant, state.base_rank), state)
     packed = position.snapshot()
     key = position.key()
     for _ in range(30):
@@ -377,9 +365,9 @@ def test_a_budget_that_runs_out_in_every_pass_gives_unknown_not_lost() -> None:
 
     assert result.outcome == "unknown"
     assert result.nodes <= 300
-    with pytest.raises(_Budget):
-        _Search(
-            _Position(_Rules(state.variant, state.base_rank), state),
+    with pytest.raises(Budget):
+        Search(
+            Position(Rules(state.variant, state.base_rank), state),
             autos=SAFE,
             nodes_left=10,
             deadline=1e18,
@@ -394,8 +382,8 @@ def test_stock_macros_are_the_waste_tops_the_engines_deals_reach(slug: str) -> N
     variant = builtin_variant(slug)
     state = deal(variant, practice_seed("macros"))
     for _ in range(25):
-        rules = _Rules(variant, state.base_rank)
-        search = _Search(_Position(rules, state), autos=SAFE, nodes_left=1, deadline=0, clock=float)
+        rules = Rules(variant, state.base_rank)
+        search = Search(Position(rules, state), autos=SAFE, nodes_left=1, deadline=0, clock=float)
         acc, tacc, any_empty = search.pos._accepting()
 
         # when
@@ -428,7 +416,7 @@ def test_the_waste_tops_of_a_stock_cycle_are_those_the_engines_deals_show(slug: 
     # cards, an empty stock, the waste turned over, again)
     variant = builtin_variant(slug)
     state = deal(variant, practice_seed("waste-tops"))
-    rules = _Rules(variant, state.base_rank)
+    rules = Rules(variant, state.base_rank)
     stock, waste = variant.ids[rules.stock], variant.ids[rules.waste]
     phases = set()
     for step in range(3 * 80):
@@ -437,7 +425,7 @@ def test_the_waste_tops_of_a_stock_cycle_are_those_the_engines_deals_show(slug: 
             state = apply_move(state, Deal())
             continue
         phases.add(min(left, 4))
-        search = _Search(_Position(rules, state), autos=SAFE, nodes_left=1, deadline=0, clock=float)
+        search = Search(Position(rules, state), autos=SAFE, nodes_left=1, deadline=0, clock=float)
 
         # when
         tops = search._waste_tops()
@@ -491,7 +479,7 @@ def test_the_solvers_moves_agree_with_the_engine_on_random_positions(slug: str) 
     for game in range(6):
         state = deal(variant, practice_seed(f"agree-{game}"))
         for _ in range(60):
-            position = _Position(_Rules(variant, state.base_rank), state)
+            position = Position(Rules(variant, state.base_rank), state)
             moves = position.legal()
             engine = legal_moves(state)
             assert sorted(map(repr, (_engine_move(state, m) for m in moves))) == sorted(
@@ -621,8 +609,8 @@ def test_moves_to_empty_rows_are_tried_on_the_first_one_only(table) -> None:
     # given: three rows of Beleaguered Castle are empty
     castle = table("beleaguered-castle")
     state = castle.position(CASTILE_FOUNDATIONS + "tableau-2  KC JH\ntableau-5  KH QH\n")
-    rules = _Rules(state.variant, state.base_rank)
-    search = _Search(_Position(rules, state), autos=SAFE, nodes_left=0, deadline=0, clock=float)
+    rules = Rules(state.variant, state.base_rank)
+    search = Search(Position(rules, state), autos=SAFE, nodes_left=0, deadline=0, clock=float)
     empty = [rules.variant.ids.index(f"tableau-{i}") for i in (0, 1, 3, 4, 6, 7)]
 
     # when
@@ -642,13 +630,13 @@ def test_the_full_search_trying_one_empty_row_reaches_what_one_trying_each_reach
     made = [0, 0]
     for _ in range(20):
         state = castle.position(_beleaguered_endgame_one_card_short(rng))
-        rules = _Rules(state.variant, state.base_rank)
+        rules = Rules(state.variant, state.base_rank)
 
         # when: the pass that proves losses searches it all, with and without the pruning
         searches = []
         for one in (True, False):
-            search = _Search(
-                _Position(rules, state), autos=SAFE, nodes_left=300_000, deadline=1e18, clock=float
+            search = Search(
+                Position(rules, state), autos=SAFE, nodes_left=300_000, deadline=1e18, clock=float
             )
             search.one_empty_target = one
             assert search.run()[0] == "lost"
@@ -665,13 +653,13 @@ def test_the_full_search_trying_one_empty_row_reaches_what_one_trying_each_reach
 def test_the_deep_best_first_pass_weighs_buried_cards_the_foundations_need_twice() -> None:
     # given: a Box Kite deal, whose next foundation cards lie under others
     state = deal(builtin_variant("box-kite"), practice_seed("bench-0"))
-    rules = _Rules(state.variant, state.base_rank)
-    plain, deep, unweighted = (_Position(rules, state) for _ in range(3))
+    rules = Rules(state.variant, state.base_rank)
+    plain, deep, unweighted = (Position(rules, state) for _ in range(3))
     unweighted.depth_weight = 0
 
     # when
-    _BestFirst(plain, autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float)
-    _DeepBestFirst(deep, autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float)
+    BestFirst(plain, autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float)
+    DeepBestFirst(deep, autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float)
 
     # then: the buried depth costs the deep estimate twice what it costs the plain one
     cost = unweighted.promise() - plain.promise()
@@ -689,11 +677,11 @@ def test_keys_leave_out_face_down_counts_where_only_single_top_cards_move(table)
     ):
         game = table(slug)
         first, second = (game.position(bases + pile.format(down)) for down in ("(4C) ", "4C "))
-        position = _Position(_Rules(first.variant, first.base_rank), first)
+        position = Position(Rules(first.variant, first.base_rank), first)
 
         # when: one position object keys both (its pile numbers are its own)
         before = position.key()
-        position._load(second.piles, position.redeals)
+        position.load(second.piles, position.redeals)
         keys[slug] = {before, position.key()}
 
     # then
@@ -736,10 +724,10 @@ def test_the_full_search_keying_face_down_counts_or_not_agrees_on_random_endgame
         state = parse(variant, _kite_endgame(rng))
         counts = []
         for hidden_in_keys in (False, True):
-            rules = _Rules(state.variant, state.base_rank)
+            rules = Rules(state.variant, state.base_rank)
             rules.keys_hidden = hidden_in_keys
-            search = _Search(
-                _Position(rules, state), autos=SAFE, nodes_left=300_000, deadline=1e18, clock=float
+            search = Search(
+                Position(rules, state), autos=SAFE, nodes_left=300_000, deadline=1e18, clock=float
             )
 
             # when: the pass that proves losses searches each to the end
@@ -766,8 +754,8 @@ def test_automatic_moves_after_a_move_between_other_piles_match_a_look_at_every_
     checked = 0
     for game in range(4):
         state = deal(variant, practice_seed(f"autos-{game}"))
-        rules = _Rules(variant, state.base_rank)
-        search = _Search(_Position(rules, state), autos=mode, nodes_left=0, deadline=0, clock=float)
+        rules = Rules(variant, state.base_rank)
+        search = Search(Position(rules, state), autos=mode, nodes_left=0, deadline=0, clock=float)
         search.pos.autos([], mode)
         for _ in range(40):
             moves = search.children(None)
@@ -783,7 +771,7 @@ def test_automatic_moves_after_a_move_between_other_piles_match_a_look_at_every_
                 search.undo(log)
 
                 # then: they are those a look at every pile plays
-                fresh = _Position(rules, before)
+                fresh = Position(rules, before)
                 _, s, d, k = move
                 fresh.transfer(s, d, k)
                 fresh.autos([], mode)
@@ -793,16 +781,16 @@ def test_automatic_moves_after_a_move_between_other_piles_match_a_look_at_every_
     assert checked > 100
 
 
-def test_lubys_sequence() -> None:
-    assert [_luby(i) for i in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
+def testlubys_sequence() -> None:
+    assert [luby(i) for i in range(1, 16)] == [1, 1, 2, 1, 1, 2, 4, 1, 1, 2, 1, 1, 2, 4, 8]
 
 
 def test_the_restarts_stop_each_run_after_its_share_and_win_in_another_order() -> None:
     # given: a deal no run wins within a share of 40 positions, with runs of 40, 40, 80…
     state = deal(builtin_variant("caprice"), practice_seed("bench-0"))
-    rules = _Rules(state.variant, state.base_rank)
-    search = _Restarts(
-        _Position(rules, state), autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float
+    rules = Rules(state.variant, state.base_rank)
+    search = Restarts(
+        Position(rules, state), autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float
     )
     search.unit = 40
     steps = search.steps()
@@ -817,8 +805,8 @@ def test_the_restarts_stop_each_run_after_its_share_and_win_in_another_order() -
     assert search.nodes == 201
 
     # and: with a share its runs can finish in, the pass wins, and the line replays
-    search = _Restarts(
-        _Position(rules, state), autos=AGGRESSIVE, nodes_left=10**6, deadline=1e18, clock=float
+    search = Restarts(
+        Position(rules, state), autos=AGGRESSIVE, nodes_left=10**6, deadline=1e18, clock=float
     )
     search.unit = 200
     outcome, logs = search.run()
@@ -829,11 +817,11 @@ def test_the_restarts_stop_each_run_after_its_share_and_win_in_another_order() -
 
 def test_a_restart_tries_the_moves_in_another_order() -> None:
     state = deal(builtin_variant("castile"), practice_seed("bench-0"))
-    rules = _Rules(state.variant, state.base_rank)
+    rules = Rules(state.variant, state.base_rank)
     orders = []
     for shuffle in (None, random.Random(2), random.Random(3)):
-        search = _Search(
-            _Position(rules, state), autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float
+        search = Search(
+            Position(rules, state), autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float
         )
         search.shuffle = shuffle
         orders.append(search.children(None))
@@ -856,11 +844,11 @@ def test_tableau_piles_are_looked_up_by_class_of_top_card_where_top_cards_share_
     slug: str, shared: bool
 ) -> None:
     variant = builtin_variant(slug)
-    rules = _Rules(variant, deal(variant, practice_seed("keys")).base_rank)
+    rules = Rules(variant, deal(variant, practice_seed("keys")).base_rank)
     assert rules.shared_keys is shared
     # and whichever way, a card's tableau piles are those whose top card takes it
     state = deal(variant, practice_seed("keys"))
-    position = _Position(rules, state)
+    position = Position(rules, state)
     acc, tacc, _ = position._accepting()
     for c in range(len(rules.tsucc)):
         expected = [
@@ -886,10 +874,10 @@ def _castile_keys(table, *tableaus: str) -> list[tuple[bytes, bytes]]:
     both keys name pile contents by numbers of that position's own."""
     castile = table("castile")
     states = [castile.position(CLUBS_TO_THE_EIGHT + tableau) for tableau in tableaus]
-    position = _Position(_Rules(states[0].variant, states[0].base_rank), states[0])
+    position = Position(Rules(states[0].variant, states[0].base_rank), states[0])
     keys = []
     for state in states:
-        position._load(state.piles, -1)
+        position.load(state.piles, -1)
         keys.append((position.key(), position.coarse_key()))
     return keys
 
@@ -955,12 +943,10 @@ def test_only_greedy_passes_use_the_coarse_key_and_only_where_builds_ignore_suit
     slug: str, coarse: bool
 ) -> None:
     state = deal(builtin_variant(slug), practice_seed("keys"))
-    rules = _Rules(state.variant, state.base_rank)
+    rules = Rules(state.variant, state.base_rank)
 
-    greedy = _Search(
-        _Position(rules, state), autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float
-    )
-    full = _Search(_Position(rules, state), autos=SAFE, nodes_left=0, deadline=0, clock=float)
+    greedy = Search(Position(rules, state), autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float)
+    full = Search(Position(rules, state), autos=SAFE, nodes_left=0, deadline=0, clock=float)
 
     assert rules.coarse_keys is coarse
     assert greedy.key == (greedy.pos.coarse_key if coarse else greedy.pos.key)
@@ -973,27 +959,27 @@ def test_restarts_on_coarse_keys_win_a_castile_deal_they_miss_on_exact_keys(
     # given: a deal the shipped solver left undecided in 10 s before the greedy passes keyed
     # positions coarsely (practice seed train-9)
     state = deal(builtin_variant("castile"), practice_seed("train-9"))
-    rules = _Rules(state.variant, state.base_rank)
+    rules = Rules(state.variant, state.base_rank)
 
     def restarts() -> tuple[str, list[AnyMove]]:
-        search = _Restarts(
-            _Position(rules, state), autos=AGGRESSIVE, nodes_left=30_000, deadline=1e18, clock=float
+        search = Restarts(
+            Position(rules, state), autos=AGGRESSIVE, nodes_left=30_000, deadline=1e18, clock=float
         )
         try:
             outcome, logs = search.run()
-        except _Budget:
+        except Budget:
             return "unknown", []
         return outcome, _line(rules, logs or [])
 
     # when: the pass alone, within 30,000 positions, on coarse keys, then on exact ones
     coarse, line = restarts()
-    exact_init = _Search.__init__
+    exact_init = Search.__init__
 
-    def exact_keys(search: _Search, pos: _Position, **options: Any) -> None:
+    def exact_keys(search: Search, pos: Position, **options: Any) -> None:
         exact_init(search, pos, **options)
         search.key = pos.key
 
-    monkeypatch.setattr(_Search, "__init__", exact_keys)
+    monkeypatch.setattr(Search, "__init__", exact_keys)
     exact, _ = restarts()
 
     # then: the coarse keys' line is a real one

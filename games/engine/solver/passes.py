@@ -1,0 +1,211 @@
+"""
+The search runs on its own compact, mutable copy of the position (lists of card codes per pile,
+changed in place and changed back), with its own move generation, checked against the engine's
+``legal_moves``/``apply_move`` by the tests. Techniques, after the generic patience solvers:
+
+- a transposition table on an exact canonical key: each pile's content is interned as a small
+  integer; piles the rules make interchangeable (tableau piles, reserves, foundations of the same
+  rule) are sorted before the integers are packed into one bytes key; where only single top
+  cards move (no sequences, no redeal hook), face-down counts are left out of it; the greedy
+  passes of one-deck games whose tableau builds ignore suit key more coarsely, naming each card
+  no foundation takes next by its rank alone (``Position.coarse_key``: it may miss a win,
+  never claim a false one);
+- safe automatic foundation moves (dominance), played as part of the move before them and never
+  searched as a choice; only provably safe ones are used when a ``lost`` result is possible
+  (where cards may come back from the foundations, only in one-deck games whose foundations
+  build up in suit, for a card whose lower cards are all up: ``_safe_returning``);
+- macro moves through the stock: with a stock dealing to a waste, the search never deals on its
+  own: it plays "deal k times, then play the waste's top card", for every k of one stock cycle;
+- move ordering (foundation moves, reveals and emptied piles first), never undoing the
+  parent move, and a move to an empty tableau pile tried on the first empty one only where
+  the key sorts the tableau (the same position);
+- passes that take turns by slices of work (positions made): a depth-first and two
+  best-first passes (the most promising position first, by ``promise``; the second weighs the
+  buried cards the foundations take next twice as heavily) with greedy automatic moves where
+  those differ from the safe ones, which may only prove a win, and the full search, whose
+  exhaustion is a proof of loss (where the greedy moves are the safe ones, the best-first pass
+  is a full search too). Budgets are counted on a clock the caller gives, CPU time by default.
+
+The line of a ``won`` result holds moves a player could send (no undo), and replays with the
+engine from the given position to a won one. A game's hint passes ``avoid`` and ``after``
+(``Avoid``): the positions to avoid go into each pass's table before it starts, and the first
+moves ruled out are struck from the starting position's moves. Every call builds its own
+tables: there is no mutable global state, so calls may run in several threads at once.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from ..moves import AnyMove, Deal, Move, Redeal
+from ..play import apply_move, legal_moves
+from ..rules import (
+    Return,
+)
+from ..state import State
+from .position import Position, redeals_left
+from .search import Avoid, BestFirst, Budget, DeepBestFirst, Outcome, Restarts, Search
+from .tables import AGGRESSIVE, SAFE, Rules, tables_for
+
+DEFAULT_NODES = 1_000_000
+DEFAULT_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class SolveResult:
+    """What ``solve`` found.
+
+    ``outcome`` is ``"won"`` (``line`` is a complete winning line from the position),
+    ``"lost"`` (the whole reachable game was searched: no line wins) or ``"unknown"`` (a budget
+    ran out; ``line`` is None). ``nodes`` counts the positions expanded by every pass (one
+    that several passes, or several restarts, expand counts for each), ``seconds`` the time
+    spent, on the clock ``solve`` was given (CPU time by default). ``made`` counts every
+    position made by a move and looked up in a transposition table (the expanded ones, and
+    those found already searched).
+    """
+
+    outcome: Outcome
+    line: list[AnyMove] | None
+    nodes: int
+    seconds: float
+    made: int = 0
+
+
+def _line(rules: Rules, logs: list[list[tuple[str, object]]]) -> list[AnyMove]:
+    ids = rules.variant.ids
+    line: list[AnyMove] = []
+    for log in logs:
+        for kind, record in log:
+            if kind == "d":
+                line.append(Deal())
+            elif kind == "r":
+                line.append(Redeal())
+            else:
+                assert isinstance(record, tuple)
+                s, d, k = record[0], record[1], record[2]
+                line.append(Move(ids[s], ids[d], k))
+    return line
+
+
+def _passes(rules: Rules) -> list[tuple[type[Search], int, int]]:
+    """Return the passes ``solve`` runs for ``rules``: each one's kind, automatic moves and
+    quantum of work a turn."""
+    if rules.back is Return.NONE and rules.redeal_hook is None:
+        return [(BestFirst, SAFE, 4096), (Search, SAFE, 4096)]
+    return [
+        (Restarts, AGGRESSIVE, 8192),
+        (BestFirst, AGGRESSIVE, 4096),
+        (DeepBestFirst, AGGRESSIVE, 4096),
+        (Search, SAFE, 2048),
+    ]
+
+
+def _reverse(move: AnyMove | None) -> AnyMove | None:
+    """Return the move that takes ``move``'s cards back, if it moved cards."""
+    return Move(move.target, move.source, move.count) if isinstance(move, Move) else None
+
+
+def _avoid(state: State, avoid: Iterable[State], after: AnyMove | None) -> Avoid | None:
+    """Return what ``avoid`` and ``after`` rule out from ``state``, or None for nothing."""
+    positions = {(s.piles, redeals_left(s)) for s in avoid}
+    first: set[AnyMove] = set()
+    reverse = _reverse(after)
+    if reverse is not None:
+        first.add(reverse)
+    if positions:
+        for move in legal_moves(state):
+            reached = apply_move(state, move)
+            if (reached.piles, redeals_left(reached)) in positions:
+                first.add(move)
+    if not first and not positions:
+        return None
+    return Avoid(first, sorted(positions, key=repr))
+
+
+def solve(
+    state: State,
+    *,
+    budget_nodes: int | None = None,
+    budget_seconds: float | None = None,
+    clock: Callable[[], float] = time.process_time,
+    avoid: Iterable[State] = (),
+    after: AnyMove | None = None,
+) -> SolveResult:
+    """Search ``state`` with full information and return a ``SolveResult``.
+
+    Solve a deal with ``solve(deal(variant, seed))``. ``budget_nodes`` bounds the positions
+    expanded, ``budget_seconds`` the seconds of ``clock``; give either or both. Without either,
+    the search stops at 1,000,000 nodes or 60 s. When a budget runs out, the outcome is
+    ``"unknown"``. ``clock`` defaults to the CPU time of the process (``time.process_time``), so
+    a budget means the same work on a busy machine; a caller whose budget is a wait (a request)
+    passes a wall clock such as ``time.monotonic``. A budget of no nodes, or of seconds that
+    are not more than 0 and finite, raises ``ValueError``.
+
+    A game's hint passes ``avoid``, the positions the game has been in, and ``after``, the move
+    that led to ``state``: a ``won`` line then never enters one of those positions (after any
+    of its moves and the automatic ones it brings; its first move alone, exactly) and never
+    starts by taking ``after``'s cards back. ``lost`` then means that no winning line keeps
+    to that, not that none is left at all.
+    """
+    if budget_nodes is not None and budget_nodes < 1:
+        raise ValueError(f"budget_nodes must be at least 1, not {budget_nodes}")
+    if budget_seconds is not None and not (math.isfinite(budget_seconds) and budget_seconds > 0):
+        raise ValueError(f"budget_seconds must be more than 0 and finite, not {budget_seconds}")
+    start = clock()
+    if budget_nodes is None and budget_seconds is None:
+        budget_nodes, budget_seconds = DEFAULT_NODES, DEFAULT_SECONDS
+    nodes_limit = budget_nodes if budget_nodes is not None else 1 << 62
+    deadline = start + budget_seconds if budget_seconds is not None else float("inf")
+    if state.won:
+        return SolveResult("won", [], 0, clock() - start)
+    rules = tables_for(state.variant, state.base_rank)
+    ruled_out = _avoid(state, avoid, after)
+    # The passes take turns, each making its quantum of positions in a turn, so a deal one of
+    # them wins quickly is won quickly. The streamlined passes play automatic moves that are
+    # only likely safe: they may prove a win, never a loss; they are needed only where such
+    # moves differ from the provably safe ones. A best-first pass and a depth-first one find
+    # different wins, so both run; the full search, whose exhaustion proves a loss, runs beside.
+    running = []
+    for kind, autos, quantum in _passes(rules):
+        search = kind(Position(rules, state), autos=autos, nodes_left=0, deadline=0, clock=clock)
+        search.avoid = ruled_out
+        running.append((search, search.steps(), autos, quantum))
+    searches = [turn[0] for turn in running]
+
+    def made() -> int:
+        return sum(search.made for search in searches)
+
+    nodes = 0
+    check = 0
+    while running:
+        for turn in list(running):
+            search, steps, autos, quantum = turn
+            until = search.work + quantum
+            try:
+                while search.work < until:
+                    next(steps)
+                    nodes += 1
+                    if nodes >= nodes_limit:
+                        return SolveResult("unknown", None, nodes, clock() - start, made())
+                    check += 1
+                    if check >= 64:
+                        check = 0
+                        if clock() >= deadline:
+                            return SolveResult("unknown", None, nodes, clock() - start, made())
+            except StopIteration as stop:
+                outcome, logs = stop.value
+                if outcome == "won":
+                    assert logs is not None
+                    return SolveResult("won", _line(rules, logs), nodes, clock() - start, made())
+                if autos == SAFE:
+                    return SolveResult("lost", None, nodes, clock() - start, made())
+                running.remove(turn)
+            except Budget:
+                running.remove(turn)
+    return SolveResult("unknown", None, nodes, clock() - start, made())
+
+
+__all__ = ["SolveResult", "solve"]
