@@ -461,15 +461,7 @@ def _engine_move(state: State, move: IMove) -> AnyMove:
     return Move(ids[source], ids[target], count)
 
 
-# Free cells, supermoves, run foundations and conditional deals are not yet in the solver's own
-# move generation: until they are, it is checked on the other shipped variants.
-CLASSICS = {
-    "freecell",
-    "spider-1-suit",
-    "spider-2-suits",
-    "spider-4-suits",
-}
-SHIPPED_SLUGS = [entry["slug"] for entry in catalogue() if entry["slug"] not in CLASSICS]
+SHIPPED_SLUGS = [entry["slug"] for entry in catalogue()]
 
 
 @pytest.mark.parametrize("slug", SHIPPED_SLUGS)

@@ -129,6 +129,13 @@ class Search:
                 if not cards[t]:
                     first_empty = t
                     break
+        # Free cells are interchangeable in the key: a card goes to the first empty one only.
+        first_cell = -1
+        for x in r.cells:
+            if not cards[x]:
+                first_cell = x
+                break
+        is_cell = r.is_cell
         is_found = r.is_foundation
         is_tab = r.is_tableau
         scored: list[tuple[int, IMove]] = []
@@ -155,6 +162,8 @@ class Search:
                 continue
             if first_empty >= 0 and d != first_empty and is_tab[d] and not cards[d]:
                 continue  # the same position as the move to the first empty pile
+            if is_cell[d] and (d != first_cell or is_cell[s]):
+                continue  # the same position as the move to the first empty cell, or none
             if parent is not None and parent[1] == d and parent[2] == s and parent[3] == k:
                 continue  # undoes the parent move
             left = size - k
