@@ -669,6 +669,12 @@ class Position:
                 if depth.get(c, d) >= d:
                     depth[c] = d
                 previous = c
+        if r.runs:
+            # Spider: the foundations move 13 cards at a time; what leads there is every card
+            # turned face up and every card on the next of its suit.
+            hidden = self.hidden
+            for t in r.tableau:
+                score -= 8 * hidden[t]
         for t in r.reserves:
             pile = cards[t]
             n = len(pile) - 1
