@@ -259,3 +259,27 @@ def test_a_free_cell_is_never_dealt_two_cards() -> None:
 
     with pytest.raises(RulesError, match="free cell holds one card"):
         compile_rules(rules)
+
+
+# --- the solver decides them, and its lines replay -----------------------------------------------
+
+
+@pytest.mark.parametrize("slug", ["klondike-draw-3", "freecell", "spider-1-suit"])
+def test_the_solver_wins_a_classic_with_a_line_that_replays(slug: str) -> None:
+    from games.engine import replay, solve
+
+    seed = practice_seed("bench-0")
+
+    result = solve(deal(builtin_variant(slug), seed), budget_seconds=20)
+
+    assert result.outcome == "won"
+    assert replay(builtin_variant(slug), seed, result.line or []).state.won
+
+
+def test_the_solver_proves_a_klondike_deal_lost_that_every_line_loses() -> None:
+    from games.engine import solve
+
+    # given a deal whose whole game (537 positions) reaches one card home at most
+    state = deal(builtin_variant("klondike-draw-3"), practice_seed("bench-1"))
+
+    assert solve(state, budget_seconds=20).outcome == "lost"

@@ -169,6 +169,9 @@ def test_the_variants_are_named_and_described_in_french(variants) -> None:
         "Canfield quadruple",
         "Cerf-volant",
         "Capricieuse",
+        "Klondike (trois cartes)",
+        "FreeCell",
+        "Araignée (2 couleurs)",
     ]
     assert [v["name"] for v in english] == [
         "Caprice",
@@ -176,6 +179,9 @@ def test_the_variants_are_named_and_described_in_french(variants) -> None:
         "Quadruple Canfield",
         "Box Kite",
         "Capricieuse",
+        "Klondike (draw 3)",
+        "FreeCell",
+        "Spider (2 suits)",
     ]
     assert french[1]["description"].startswith("Un jeu, toutes les cartes visibles.")
     assert [{**v, "name": "", "description": ""} for v in french] == [
