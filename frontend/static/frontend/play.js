@@ -538,7 +538,8 @@ class PlayView {
     const active = document.activeElement;
     const focused = active && this.boardArea.contains(active) ? focusKey(active) : null;
     const targets = this.selection ? new Set(this.rules.destinations(game, this.selection.pile, this.selection.count)) : null;
-    const board = buildBoard(game, this.selection, { interactive: game.status === "playing", targets });
+    const cells = this.rules.freeCells;
+    const board = buildBoard(game, this.selection, { interactive: game.status === "playing", targets, cells });
     if (game.status === "won") board.classList.add("won");
     // Hold the area's height while the new board is sized, so that the page never jumps.
     this.boardArea.style.minHeight = `${this.boardArea.offsetHeight}px`;
@@ -927,15 +928,16 @@ class PlayView {
     }
     const foundations = this.game.state.piles.filter((pile) => pileKind(pile.id) === "foundation");
     const known = this.rules.known;
+    // Known rules name the moves (a complete run home, a card home, else to a free cell).
     const candidates = known
-      ? this.rules.destinations(this.game, pileId, 1).filter((id) => pileKind(id) === "foundation")
+      ? this.rules.homeMoves(this.game, pileId)
       : [
           ...foundations.filter((pile) => pile.cards.length && pile.cards.at(-1)?.[1] === code[1]),
           ...foundations.filter((pile) => !pile.cards.length),
-        ].map((pile) => pile.id);
-    for (const id of candidates) {
+        ].map((pile) => ({ type: "move", from: pileId, to: pile.id, count: 1 }));
+    for (const candidate of candidates) {
       const ply = this.game.ply;
-      if (await this.move({ type: "move", from: pileId, to: id, count: 1 }, { quiet: true })) {
+      if (await this.move(candidate, { quiet: true })) {
         // The first press of the double one may have picked the card up: that note is stale now.
         say(this.message, "");
         return;
