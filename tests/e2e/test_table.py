@@ -47,6 +47,7 @@ CLASSICS = [
     "spider-1-suit",
     "spider-2-suits",
     "spider-4-suits",
+    "yukon",
 ]
 SIZES = {"390x844": (390, 844), "1366x768": (1366, 768)}
 WIN_VARIANT, WIN_SEED = "capricieuse", "win-14"

@@ -33,6 +33,7 @@ CLASSICS = [
     "spider-1-suit",
     "spider-2-suits",
     "spider-4-suits",
+    "yukon",
 ]
 
 

@@ -283,3 +283,20 @@ def test_the_solver_proves_a_klondike_deal_lost_that_every_line_loses() -> None:
     state = deal(builtin_variant("klondike-draw-3"), practice_seed("bench-1"))
 
     assert solve(state, budget_seconds=20).outcome == "lost"
+
+
+# --- tableau.moves "any": Yukon ------------------------------------------------------------------
+
+
+def test_yukon_moves_any_face_up_cards_together_onto_a_pile_that_takes_the_lowest(table) -> None:
+    yukon = table("yukon")
+    board = "tableau-0  (5S) 8D 3C KH\ntableau-1  9S\ntableau-2  8H\n"
+
+    assert yukon.play(board, "tableau-0 > tableau-1 x3") == yukon.board(
+        "tableau-0  5S\ntableau-1  9S 8D 3C KH\ntableau-2  8H\n"
+    )
+    assert yukon.refusal(board, "tableau-0 > tableau-2 x3").code is IllegalCode.DOES_NOT_BUILD
+    assert yukon.refusal(board, "tableau-0 > tableau-1 x4").code is IllegalCode.FACE_DOWN
+    state = deal(builtin_variant("yukon"), SEED)
+    assert [len(state.pile(f"tableau-{i}").cards) for i in range(7)] == [1, 6, 7, 8, 9, 10, 11]
+    assert [state.pile(f"tableau-{i}").hidden for i in range(7)] == [0, 1, 2, 3, 4, 5, 6]

@@ -116,7 +116,7 @@ def test_a_french_reader_sees_the_french_letters_on_the_cards(client, variants):
     assert any(label[0] in "JQK" for label in english)
 
 
-CLASSICS = ["klondike-draw-3", "freecell", "spider-2-suits"]
+CLASSICS = ["klondike-draw-3", "freecell", "spider-2-suits", "yukon"]
 
 
 @pytest.mark.parametrize("slug", CLASSICS)
@@ -136,6 +136,10 @@ def test_the_classics_rules_pages_say_their_keys_in_english_and_french(client, v
         "spider-2-suits": (
             "only while no tableau pile is empty",
             "que si aucune pile du tableau n’est vide",
+        ),
+        "yukon": (
+            "Any face-up cards may be moved together, whatever their order",
+            "Toutes les cartes visibles d’une pile peuvent être déplacées ensemble",
         ),
     }[slug]
 
