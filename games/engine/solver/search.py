@@ -9,6 +9,7 @@ from collections.abc import Callable, Generator, Hashable
 from operator import itemgetter
 from typing import Literal
 
+from ..cards import SUIT_OF
 from ..moves import AnyMove, Deal, Move, Redeal
 from ..state import Pile
 from .position import Position, redeals_left
@@ -138,6 +139,9 @@ class Search:
         is_cell = r.is_cell
         is_found = r.is_foundation
         is_tab = r.is_tableau
+        # Spider, in the passes that may only find wins: a run moves whole, or onto a card of
+        # its suit (never split onto another suit).
+        whole_runs = bool(r.runs) and self.use_autos == AGGRESSIVE
         scored: list[tuple[int, IMove]] = []
         append = scored.append
         # The moves come grouped by source: what depends on the source alone is read once.
@@ -166,6 +170,14 @@ class Search:
                 continue  # the same position as the move to the first empty cell, or none
             if parent is not None and parent[1] == d and parent[2] == s and parent[3] == k:
                 continue  # undoes the parent move
+            if (
+                whole_runs
+                and from_tab
+                and is_tab[d]
+                and k != pos.sequence_length(s)
+                and not (cards[d] and SUIT_OF[cards[d][-1]] == SUIT_OF[cards[s][-k]])
+            ):
+                continue  # a run split onto another suit or a space
             left = size - k
             if tableau_free and left == 0 and from_tab and is_tab[d] and not cards[d]:
                 continue  # a whole pile onto an empty one: the same position
