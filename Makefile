@@ -6,11 +6,11 @@ PYTHON_BOOT := $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint messages screenshots bench fuzz load board movepath solver-bench winrates clean
+.PHONY: run test lint lock drill messages screenshots icons bench fuzz load board movepath solver-bench winrates clean
 
 # The service and, beside it, the scheduler (the day's certified deals, closed days, the deals
 # admins asked to regenerate); stopping the service stops both.
-run: $(VENV)/.installed-run
+run: $(VENV)/.installed-run staticfiles/staticfiles.json
 	$(BIN)/python manage.py migrate --noinput
 	$(BIN)/python manage.py loadvariants
 	@$(BIN)/python manage.py runscheduler & scheduler=$$!; \
@@ -18,8 +18,16 @@ run: $(VENV)/.installed-run
 	$(BIN)/python -m config.serve config.asgi:application --host 127.0.0.1 --port 8000 \
 		--ws-max-size 131072
 
+# The static files under their hashed names (config/staticfiles.py), collected again whenever a
+# source file or the installed packages change.
+staticfiles/staticfiles.json: $(VENV)/.installed-run $(shell find */static -type f 2>/dev/null)
+	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
+
+# The suite but the browser tests runs in TEST_WORKERS processes (pytest-xdist), each with a
+# test database and a Redis database of its own (config/settings.py).
+TEST_WORKERS ?= 2
 test: $(VENV)/.installed-dev lint
-	$(BIN)/pytest -m "not browser"
+	$(BIN)/pytest -m "not browser" -n $(TEST_WORKERS)
 	$(BIN)/pytest -m browser tests/e2e -p no:asyncio -W ignore::pytest.PytestConfigWarning
 
 lint: $(VENV)/.installed-dev node_modules/.installed
@@ -47,7 +55,7 @@ messages: $(VENV)/.installed-dev
 	$(BIN)/python -m config.catalogues
 
 # The table of every launch variant at a phone's and a laptop's size, the replay and the phone
-# leaderboard, into docs/screenshots/.
+# leaderboard, the looks and the settings panel, into docs/screenshots/.
 screenshots: $(VENV)/.installed-dev
 	SCREENSHOTS=1 $(BIN)/pytest -m browser tests/e2e/test_table.py -p no:asyncio \
 		-W ignore::pytest.PytestConfigWarning -k fits_and_plays
@@ -55,17 +63,56 @@ screenshots: $(VENV)/.installed-dev
 		-W ignore::pytest.PytestConfigWarning -k "replay or leaderboard"
 	SCREENSHOTS=1 $(BIN)/pytest -m browser tests/e2e/test_thumbs.py tests/e2e/test_offline.py \
 		-p no:asyncio -W ignore::pytest.PytestConfigWarning -k "phone or offline"
+	SCREENSHOTS=1 $(BIN)/pytest -m browser tests/e2e/test_looks.py -p no:asyncio \
+		-W ignore::pytest.PytestConfigWarning
+
+# The app's PNG icons drawn from our SVGs (frontend/static/frontend/icons/), in headless Chromium.
+icons: $(VENV)/.installed-dev
+	$(BIN)/python frontend/tools/icons.py
 
 $(BIN)/python:
 	$(PYTHON_BOOT) -m venv $(VENV)
 
-$(VENV)/.installed-run: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -e .
+# Every package comes from the lock files of requirements/ (make lock), each file checked
+# against its hashes; the project itself is then installed without resolving anything.
+INSTALL_LOCKED = $(BIN)/python -m pip install --require-hashes --no-deps -r
+INSTALL_PROJECT = $(BIN)/python -m pip install --no-deps --no-build-isolation -e .
+
+$(VENV)/.installed-run: requirements/main.txt | $(BIN)/python
+	$(INSTALL_LOCKED) $<
+	$(INSTALL_PROJECT)
 	touch $@
 
-$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -e '.[dev]'
+$(VENV)/.installed-dev: requirements/dev.txt | $(BIN)/python
+	$(INSTALL_LOCKED) $<
+	$(INSTALL_PROJECT)
 	touch $@ $(VENV)/.installed-run
+
+# The lock files (docs/operations.md, "Dependencies"): the newest releases that pyproject.toml
+# allows, resolved on PyPI alone (the machine's own pip configuration is set aside), each with
+# the hashes of every file PyPI holds for it. requirements/all.txt resolves every extra at once;
+# the others take their versions from it, so that the image, the tests and the benchmarks run
+# the same releases. `make lock` upgrades every pin; `make lock UPGRADE=django` only that one
+# (after a change to pyproject.toml, it keeps the pins that still fit).
+UPGRADE ?= :all:
+LOCK_ARGS = $(if $(filter :all:,$(UPGRADE)),--upgrade,--upgrade-package $(UPGRADE))
+PIP_COMPILE = CUSTOM_COMPILE_COMMAND="make lock" PIP_CONFIG_FILE=/dev/null PIP_FIND_LINKS= \
+	$(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
+	--no-emit-index-url --no-emit-find-links --index-url https://pypi.org/simple \
+	--all-build-deps
+
+lock: $(VENV)/.installed-dev
+	$(PIP_COMPILE) $(LOCK_ARGS) --all-extras -o requirements/all.txt pyproject.toml
+	$(PIP_COMPILE) -c requirements/all.txt -o requirements/main.txt pyproject.toml
+	$(PIP_COMPILE) -c requirements/all.txt --extra dev -o requirements/dev.txt pyproject.toml
+	$(PIP_COMPILE) -c requirements/all.txt --extra bench -o requirements/bench.txt pyproject.toml
+
+# The restore drill on the database of DATABASE_URL (docs/operations.md, "Backups and restore"):
+# pg_dump, pg_restore into a fresh database beside it, every result of every closed day
+# re-verified there and every board compared with the original's; fails on any mismatch.
+# DRILL_ARGS=--keep keeps the restored database, DRILL_ARGS="--dump FILE" the dump.
+drill: $(VENV)/.installed-run
+	$(BIN)/python manage.py drill $(DRILL_ARGS)
 
 bench: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/engine.py
@@ -95,8 +142,9 @@ fuzz: $(VENV)/.installed-dev
 		--max-examples $(FUZZ_EXAMPLES) -H "Authorization: Token $$token" \
 		--checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance
 
-$(VENV)/.installed-bench: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install -e '.[bench]'
+$(VENV)/.installed-bench: requirements/bench.txt | $(BIN)/python
+	$(INSTALL_LOCKED) $<
+	$(INSTALL_PROJECT)
 	touch $@ $(VENV)/.installed-run
 
 # The load benchmark against PostgreSQL and Redis (BENCH_DATABASE_URL, BENCH_REDIS_URL,

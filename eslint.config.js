@@ -25,6 +25,16 @@ export default [
     },
   },
   {
+    // The service worker, a classic script served at /sw.js with VERSION and SHELL put before it.
+    files: ["frontend/sw.js"],
+    languageOptions: {
+      ecmaVersion: "latest",
+      sourceType: "script",
+      globals: { ...globals.serviceworker, VERSION: "readonly", SHELL: "readonly" },
+    },
+    rules: js.configs.recommended.rules,
+  },
+  {
     files: ["eslint.config.js"],
     languageOptions: { ecmaVersion: "latest", sourceType: "module" },
     rules: js.configs.recommended.rules,

@@ -74,12 +74,10 @@ def line_of(seed_text: str, plies: int, rng: random.Random) -> list[dict[str, An
 def new_games(count: int, plies: int, rng: random.Random) -> tuple[Any, str, list[Any]]:
     """Start ``count`` practice games of one new guest; return it, its token and the games
     with their lines of moves."""
-    from rest_framework.authtoken.models import Token
-
     from games import services
 
     player = services.player_create_guest(nickname=f"bench{secrets.token_hex(3)}")
-    token = Token.objects.create(user=player).key
+    token = services.player_token(player=player)
     started = []
     for index in range(count):
         text = f"movepath-{index}-{secrets.token_hex(4)}"

@@ -1,9 +1,10 @@
 """ASGI entry point: HTTP goes to Django, WebSocket to the Channels consumers.
 
-Both stacks sit inside ``AdmissionGuard`` (``core.admission``: a worker that is full refuses
-new games and sockets, and serves the players it has). The WebSocket stack, outside in:
-``SocketGuard`` (anything that escapes ends in a close frame,
-never an HTTP 500), cookies and the lazy session, ``PlayerAuthMiddleware`` (token or session,
+The HTTP stack starts with ``RequestContext`` (the request's id and game in every log line,
+``config.middleware``). Both stacks sit inside ``AdmissionGuard`` (``core.admission``: a worker
+that is full refuses new games and sockets, and serves the players it has). The WebSocket
+stack, outside in: ``SocketGuard`` (anything that escapes ends in a close frame, never an HTTP
+500), cookies and the lazy session, ``PlayerAuthMiddleware`` (token or session,
 and the ``Origin`` check's verdict, enforced by each consumer: ``games.ws.base``), the routes.
 """
 
@@ -20,7 +21,9 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402
 
 from config.collector import tune_collector  # noqa: E402
+from config.errorreports import wrap_asgi  # noqa: E402
 from config.metrics import start_sampling  # noqa: E402
+from config.middleware import RequestContext  # noqa: E402
 from config.routing import websocket_urlpatterns  # noqa: E402
 from core.admission import AdmissionGuard  # noqa: E402
 from games.services.hints import warm_hint_pool  # noqa: E402
@@ -29,10 +32,14 @@ from games.ws.base import SocketGuard  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": AdmissionGuard(django_asgi_app),
-        "websocket": AdmissionGuard(
-            SocketGuard(
-                SessionMiddlewareStack(PlayerAuthMiddleware(URLRouter(websocket_urlpatterns)))
+        "http": RequestContext(AdmissionGuard(django_asgi_app)),
+        # Error reports (SENTRY_DSN) see what escapes the socket stack; Django's requests are
+        # reported by the SDK's Django integration.
+        "websocket": wrap_asgi(
+            AdmissionGuard(
+                SocketGuard(
+                    SessionMiddlewareStack(PlayerAuthMiddleware(URLRouter(websocket_urlpatterns)))
+                )
             )
         ),
     }

@@ -27,6 +27,7 @@ import re
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 
 from core.languages import CLIENT_CATALOGUES
@@ -34,7 +35,7 @@ from core.languages import CLIENT_CATALOGUES
 BASE_DIR = Path(__file__).resolve().parent.parent
 CLIENT_SOURCES = BASE_DIR / "frontend" / "static" / "frontend"
 LOCALE_DIR = BASE_DIR / "locale"
-LANGUAGES = ("fr",)
+LANGUAGES = ("fr", "es")
 
 _STRING = r"""(?:"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|`(?:[^`\\$]|\\.)*`)"""
 _CALL = re.compile(r"(?<![\w$.])(tn?)\(\s*")
@@ -348,6 +349,12 @@ def server_strings(base: Path = BASE_DIR) -> dict[tuple[str | None, str], str]:
     return found
 
 
+@cache
+def _service_strings() -> dict[tuple[str | None, str], str]:
+    """Return the service's own sentences, read once for every language's check."""
+    return server_strings(BASE_DIR)
+
+
 def check_po(po: Path, mo: Path, sources: Path | None = BASE_DIR) -> Report:
     """Check that every message of ``po`` is translated, that ``mo`` says the same, and (with
     ``sources``) that every sentence of the server's code is in ``po``."""
@@ -360,9 +367,8 @@ def check_po(po: Path, mo: Path, sources: Path | None = BASE_DIR) -> Report:
     messages = [entry for entry in entries if entry.msgid]
     if sources is not None:
         known = {(entry.context, entry.msgid) for entry in messages}
-        for (context, text), where in sorted(
-            server_strings(sources).items(), key=lambda item: item[1]
-        ):
+        found = _service_strings() if sources == BASE_DIR else server_strings(sources)
+        for (context, text), where in sorted(found.items(), key=lambda item: item[1]):
             if (context, text) not in known:
                 report.missing.append(f"{where} {text!r} is not in {po.name}: run `make messages`")
     for entry in messages:

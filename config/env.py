@@ -41,6 +41,17 @@ def env_bool(env: Mapping[str, str], name: str, default: bool) -> bool:
     raise ImproperlyConfigured(f"{name} must be true or false, not {raw!r}.")
 
 
+LOG_FORMATS = ("json", "text")
+
+
+def log_format(env: Mapping[str, str]) -> str:
+    """Read ``LOG_FORMAT``: ``json`` (the default, one JSON object a line) or ``text``."""
+    raw = (env.get("LOG_FORMAT") or "json").strip().lower()
+    if raw not in LOG_FORMATS:
+        raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, not {raw!r}.")
+    return raw
+
+
 def env_int(env: Mapping[str, str], name: str, default: int) -> int:
     """Read a whole number."""
     raw = env.get(name)

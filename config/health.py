@@ -1,19 +1,38 @@
-"""``GET /healthz``: tell whether the database and Redis answer, and how the pool is used."""
+"""Probes of a worker: ``GET /livez`` (alive) and ``GET /readyz`` (ready to serve; ``/healthz``
+is its older name, kept for existing probes).
+
+- ``/livez`` does no I/O: 200 while the process answers requests. A supervisor restarts a
+  worker that stops answering it.
+- ``/readyz`` reports PostgreSQL (``SELECT 1``, and the pool's figures), the migrations (none
+  unapplied) and Redis (``PING``). It answers 503 only for what the instance cannot serve without:
+  the database, or a schema behind the code. Redis down is 200 with ``"status": "degraded"``:
+  play goes on without it (rate limits in process, live pushes paused; docs/operations.md).
+
+No answer carries an exception's text: what failed is logged, once per outage
+(``core.breaker``, ``core.redis_client``). Neither probe is served through the public proxy
+(deploy/nginx.conf).
+"""
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import redis
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 from django.http import HttpRequest, JsonResponse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET
 
+from core import breaker
+
 # Short: a stalled Redis must not hold the health check (or a load balancer probing it) long.
 REDIS_TIMEOUT_SECONDS = 0.5
+
+_migrated = threading.Event()  # set once every migration was found applied: never checked again
 
 
 def pool_report() -> dict[str, Any] | None:
@@ -33,16 +52,18 @@ def pool_report() -> dict[str, Any] | None:
 
 
 def check_database() -> dict[str, Any]:
-    """Run ``SELECT 1`` on the default database; report the pool when there is one."""
+    """Run ``SELECT 1`` on the default database, unless the breaker knows it is down; report
+    the pool when there is one."""
     report: dict[str, Any] = {"ok": False, "vendor": connection.vendor}
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-            cursor.fetchone()
-    except Exception as error:
-        report["error"] = f"{type(error).__name__}: {error}".strip()
-    else:
-        report["ok"] = True
+    if not breaker.is_open():
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT 1")
+                cursor.fetchone()
+        except Exception as error:
+            breaker.report(error)
+        else:
+            report["ok"] = True
     try:
         pool = pool_report()
     except Exception:  # the figures are a courtesy: never fail the check for them
@@ -50,6 +71,22 @@ def check_database() -> dict[str, Any]:
     if pool is not None:
         report["pool"] = pool
     return report
+
+
+def check_migrations() -> dict[str, Any]:
+    """Count the migrations of the code not applied to the database (once all are, the answer
+    is remembered for the life of the process)."""
+    if _migrated.is_set():
+        return {"ok": True, "unapplied": 0}
+    try:
+        executor = MigrationExecutor(connection)
+        unapplied = len(executor.migration_plan(executor.loader.graph.leaf_nodes()))
+    except Exception as error:
+        breaker.report(error)
+        return {"ok": False}
+    if unapplied == 0:
+        _migrated.set()
+    return {"ok": unapplied == 0, "unapplied": unapplied}
 
 
 def check_redis() -> dict[str, Any]:
@@ -63,8 +100,7 @@ def check_redis() -> dict[str, Any]:
     )
     try:
         client.ping()
-    except Exception as error:
-        report["error"] = f"{type(error).__name__}: {error}".strip()
+    except Exception:
         return report
     finally:
         client.close()
@@ -81,19 +117,32 @@ def channel_layer_path() -> str:
 
 
 @require_GET
-def healthz(request: HttpRequest) -> JsonResponse:
-    """Answer 200 when the database and the configured Redis answer, else 503."""
+def livez(request: HttpRequest) -> JsonResponse:
+    """Answer 200: the process is alive and serves requests (no I/O)."""
+    return JsonResponse({"status": "ok"})
+
+
+@require_GET
+def readyz(request: HttpRequest) -> JsonResponse:
+    """Answer 200 when the instance can serve (``degraded`` without Redis), else 503."""
     database = check_database()
+    migrations = check_migrations() if database["ok"] else {"ok": False}
     cache = check_redis()
-    healthy = database["ok"] and cache["ok"]
+    parts = (("database", database), ("migrations", migrations))
+    missing = [name for name, part in parts if not part["ok"]]
+    status = "unavailable" if missing else ("ok" if cache["ok"] else "degraded")
     payload: dict[str, Any] = {
-        "status": "ok" if healthy else "unavailable",
+        "status": status,
         "database": database,
+        "migrations": migrations,
         "redis": cache,
         "channel_layer": channel_layer_path(),
     }
-    if not healthy:
-        down = [name for name, part in (("database", database), ("redis", cache)) if not part["ok"]]
+    if missing:
         payload["error"] = "unavailable"
-        payload["detail"] = gettext("Unreachable: {services}.").format(services=", ".join(down))
-    return JsonResponse(payload, status=200 if healthy else 503)
+        payload["detail"] = gettext("Not ready: {parts}.").format(parts=", ".join(missing))
+    response = JsonResponse(payload, status=503 if missing else 200)
+    if missing:
+        response["Retry-After"] = "5"
+        response._has_been_logged = True  # type: ignore[attr-defined]  # the outage is logged once
+    return response

@@ -38,7 +38,7 @@ from prometheus_client.registry import Collector
 from rest_framework.throttling import BaseThrottle
 
 from config import metrics_folder
-from core import database, heartbeats, metrics
+from core import breaker, database, heartbeats, metrics
 from games.models import Deal
 
 logger = logging.getLogger(__name__)
@@ -104,9 +104,12 @@ class ServiceCollector(Collector):
         ):
             if name in beats:
                 yield GaugeMetricFamily(metric, text, value=beats[name])
+        if breaker.is_open():
+            return  # PostgreSQL is known down (logged once): the scrape answers at once
         try:
             newest = Deal.objects.aggregate(made=Max("created_at"), date=Max("date"))
         except Exception as error:  # the scrape goes on without the database's figures
+            breaker.report(error)
             logger.warning("metrics: the newest deal cannot be read: %r", error)
             return
         if newest["made"] is not None:

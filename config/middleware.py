@@ -1,4 +1,5 @@
-"""Middleware of the whole site: bounded concurrency, JSON errors, and security headers.
+"""Middleware of the whole site: the log context, bounded concurrency, JSON errors, and
+security headers.
 
 Every error the service answers, on API paths and others alike, is the JSON body of docs/api.md,
 never an HTML page (``core.responses`` builds them). ``handler400``, ``handler404`` and
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -19,10 +21,77 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils import translation
 
-from core import admission
-from core.responses import response_for_error, too_large_response
+from core import admission, breaker, logcontext
+from core.responses import response_for_error, too_large_response, unavailable_response
 
 logger = logging.getLogger(__name__)
+
+
+_GAME_PATH = re.compile(r"^/api/games/([A-Za-z0-9_-]{1,64})/")
+REQUEST_ID_HEADER = "X-Request-ID"
+
+
+def game_of_path(path: str) -> str | None:
+    """Return the game id an API path names (``/api/games/<id>/...``), or None."""
+    found = _GAME_PATH.match(path)
+    return found.group(1) if found else None
+
+
+def _header(scope: dict[str, Any], name: bytes) -> str | None:
+    for key, value in scope.get("headers", ()):
+        if key.lower() == name:
+            return value.decode("latin-1")
+    return None
+
+
+class RequestContext:
+    """ASGI middleware of the HTTP stack: give the request its log context on the event loop
+    (``core.logcontext``), in the task that will also write uvicorn's access line for it.
+
+    Django runs the middleware chain on a thread, in a copy of this context: what is set here
+    is seen there, and the request that ``RequestContextMiddleware`` attaches to the shared
+    state is seen back here (the player of the access line).
+    """
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+        if scope.get("type") == "http":
+            identifier = logcontext.check_given_id(_header(scope, b"x-request-id"))
+            state = logcontext.HttpRequestState(identifier, game_of_path(scope.get("path", "")))
+            logcontext.http_request.set(state)
+            scope = dict(scope, request_id=identifier)
+        return await self.inner(scope, receive, send)
+
+
+class RequestContextMiddleware:
+    """Attach the request to its log context (made by ``RequestContext`` under ASGI; made here
+    under WSGI and the test client) and send its id back in ``X-Request-ID``.
+
+    The id is a proxy's plain ``X-Request-ID``, else a new one; every line logged while the
+    request is served carries it, and the game its path names, and its player once
+    authentication has said who that is.
+    """
+
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        state = logcontext.http_request.get()
+        token = None
+        if state is None or state.request is not None:  # no ASGI wrapper, or a stale one
+            identifier = logcontext.check_given_id(request.headers.get(REQUEST_ID_HEADER))
+            state = logcontext.HttpRequestState(identifier, game_of_path(request.path))
+            token = logcontext.http_request.set(state)
+        state.request = request
+        try:
+            response = self.get_response(request)
+        finally:
+            if token is not None:  # a thread serves one request after another
+                logcontext.http_request.reset(token)
+        response[REQUEST_ID_HEADER] = state.request_id
+        return response
 
 
 def _declared_length(request: HttpRequest) -> int:
@@ -67,6 +136,41 @@ class ErrorMiddleware:
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse:
         return response_for_error(exception)
+
+
+# Paths answered while PostgreSQL is down: the probes (which report it), the metrics, and the
+# files WhiteNoise serves from disk.
+BREAKER_EXEMPT = ("/livez", "/readyz", "/healthz", "/metrics", "/static/", "/favicon.ico")
+
+
+class DatabaseBreakerMiddleware:
+    """While PostgreSQL is known down (``core.breaker``), answer 503 ``unavailable`` with
+    ``Retry-After`` at once, before any thread or connection is taken (the probes, the metrics
+    and static files excepted)."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
+        self.get_response = get_response
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
+
+    @staticmethod
+    def refusal(request: HttpRequest) -> HttpResponse | None:
+        if not breaker.is_open() or request.path.startswith(BREAKER_EXEMPT):
+            return None
+        with translation.override(translation.get_language_from_request(request)):
+            return unavailable_response(retry_after=breaker.RETRY_AFTER_SECONDS)
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if self.is_async:
+            return self.__acall__(request)
+        return self.refusal(request) or self.get_response(request)
+
+    async def __acall__(self, request: HttpRequest) -> HttpResponse:
+        return self.refusal(request) or await self.get_response(request)
 
 
 class ConcurrencyLimitMiddleware:

@@ -7,14 +7,24 @@ SQLite, an in-memory channel layer and a local-memory cache.
 
 import os
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from django.core.exceptions import ImproperlyConfigured
 
 from config import checks as _checks  # noqa: F401  (registers the sizing checks)
 from config import env as config_env
+from config import errorreports
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 ENV = os.environ
+
+if ENV.get("REDIS_URL") and ENV.get("PYTEST_XDIST_WORKER"):
+    # A test run in parallel workers (``make test``): each worker gets a Redis database of its
+    # own, after the configured one (gw0 keeps it), since the tests empty the cache and the
+    # channel layer between tests; services a test starts inherit it.
+    _parts = urlsplit(ENV["REDIS_URL"])
+    _database = int(_parts.path.lstrip("/") or 0) + int(ENV["PYTEST_XDIST_WORKER"][2:])
+    ENV["REDIS_URL"] = urlunsplit(_parts._replace(path=f"/{_database}"))
 
 if config_env.env_bool(ENV, "DAILY_PATIENCE_REQUIRE_SERVICES", default=False) and not (
     ENV.get("DATABASE_URL") and ENV.get("REDIS_URL")
@@ -41,21 +51,23 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "channels",
     "games",
     "leaderboards",
+    "leagues",
 ]
 
 MIDDLEWARE = [
+    "config.middleware.RequestContextMiddleware",  # the log context of the whole request
     "config.metrics.RequestMetricsMiddleware",  # outermost: a request's whole time
+    "config.middleware.DatabaseBreakerMiddleware",  # PostgreSQL known down: 503 at once
     "config.middleware.ConcurrencyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.SecurityHeadersMiddleware",
     "config.middleware.ErrorMiddleware",
-    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "config.staticfiles.StaticFilesMiddleware",  # WhiteNoise
     "django.contrib.sessions.middleware.SessionMiddleware",
     # The request's language (docs/languages.md); after WhiteNoise, so that static files do not
     # vary by language.
@@ -97,7 +109,8 @@ DATABASE_MAX_CONNECTIONS = config_env.env_int(ENV, "DATABASE_MAX_CONNECTIONS", 1
 ASGI_THREADS = config_env.env_int(ENV, "ASGI_THREADS", _pool["max_size"] if _pool else 32)
 CHANNEL_LAYERS = config_env.channel_layers_config(ENV)
 CACHES = config_env.cache_config(ENV)
-# django-redis: log the errors IGNORE_EXCEPTIONS turns into misses.
+# django-redis: log the errors IGNORE_EXCEPTIONS turns into misses (each is handed to the Redis
+# breaker instead, which logs an outage once: config/logging.py).
 DJANGO_REDIS_LOG_IGNORED_EXCEPTIONS = True
 REDIS_URL = ENV.get("REDIS_URL") or None
 
@@ -108,7 +121,8 @@ DATA_UPLOAD_MAX_NUMBER_FIELDS = 1000
 # HTTPS and security headers (docs/operations.md). Off by default so that plain-HTTP local runs
 # and docker compose keep working; a real deployment sets them (manage.py check --deploy).
 SECURE_SSL_REDIRECT = config_env.env_bool(ENV, "SECURE_SSL_REDIRECT", default=False)
-SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^metrics$"]  # probes and Prometheus use plain HTTP
+# The probes and Prometheus use plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$", r"^readyz$", r"^metrics$"]
 if config_env.env_bool(ENV, "TRUST_X_FORWARDED_PROTO", default=False):
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
 SECURE_HSTS_SECONDS = config_env.env_int(ENV, "SECURE_HSTS_SECONDS", 0)
@@ -150,7 +164,7 @@ AUTH_PASSWORD_VALIDATORS = [
 # English. Server sentences are in locale/<language>/LC_MESSAGES/django.po, the client's in
 # frontend/i18n/<language>.json.
 LANGUAGE_CODE = "en"
-LANGUAGES = [("en", "English"), ("fr", "Français")]
+LANGUAGES = [("en", "English"), ("fr", "Français"), ("es", "Español")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 LANGUAGE_COOKIE_AGE = 365 * 24 * 60 * 60
 LANGUAGE_COOKIE_SAMESITE = "Lax"
@@ -163,11 +177,14 @@ USE_TZ = True
 STATIC_URL = "/static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "frontend" / "static"]
+# Static files under names hashed from their content, ES module imports rewritten to them
+# (config/staticfiles.py): with DEBUG off, collectstatic must have run before the service serves
+# (the image, the compose migrate job, make run and the tests' start do it).
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
-    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
+    "staticfiles": {"BACKEND": "config.staticfiles.HashedStaticFilesStorage"},
 }
-# Serve straight from the source folders too, so a run without collectstatic still has its files.
+# Serve straight from the source folders too: in DEBUG pages name the plain files.
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = DEBUG
 # Files served at the site's root: /favicon.ico, which browsers ask of every page (the admin's too).
@@ -184,7 +201,15 @@ THROTTLE_RATES = {
     "hints_player": "20/min",
     "auth_ip": "120/min",
     "auth_ip_hour": "1000/hour",
+    "account_player": "10/hour",
+    "leagues_join_player": "30/hour",
+    "leagues_join_ip": "120/hour",
 }
+
+# Leagues (leagues/): how many open leagues a player may be in (owned ones included), and how
+# many members a league may have (its owner included).
+LEAGUES_PER_PLAYER = config_env.env_int(ENV, "LEAGUES_PER_PLAYER", 10)
+LEAGUE_MEMBERS = config_env.env_int(ENV, "LEAGUE_MEMBERS", 50)
 
 # Threads of one worker that run the sockets' database calls (games/ws/base.py), below the pool's
 # size: the worker's HTTP requests borrow from the same pool.
@@ -203,6 +228,18 @@ ADMISSION_MOVE_BACKLOG = config_env.env_int(ENV, "ADMISSION_MOVE_BACKLOG", 2000)
 # ... or while more HTTP requests than this wait for one of its ASGI_THREADS (config/middleware.py).
 ADMISSION_REQUESTS_WAITING = config_env.env_int(ENV, "ADMISSION_REQUESTS_WAITING", 4 * ASGI_THREADS)
 ADMISSION_RETRY_SECONDS = config_env.env_int(ENV, "ADMISSION_RETRY_SECONDS", 3)
+
+# API tokens (games/services/tokens.py): each lives TOKEN_LIFETIME_DAYS from its making; a player
+# keeps at most TOKEN_LIMIT (a sign-in past it ends the oldest).
+TOKEN_LIFETIME_DAYS = config_env.env_count(ENV, "TOKEN_LIFETIME_DAYS", 90, 1)
+TOKEN_LIMIT = config_env.env_count(ENV, "TOKEN_LIMIT", 20, 1)
+
+# The admin login page (games/admin/login.py): ADMIN_LOGIN_ACCOUNT_FAILURES failures for one
+# nickname, or ADMIN_LOGIN_ADDRESS_FAILURES from one address, within ADMIN_LOCKOUT_MINUTES lock
+# that nickname or address out until the window has passed (counted in PostgreSQL).
+ADMIN_LOGIN_ACCOUNT_FAILURES = config_env.env_count(ENV, "ADMIN_LOGIN_ACCOUNT_FAILURES", 5, 1)
+ADMIN_LOGIN_ADDRESS_FAILURES = config_env.env_count(ENV, "ADMIN_LOGIN_ADDRESS_FAILURES", 20, 1)
+ADMIN_LOCKOUT_MINUTES = config_env.env_count(ENV, "ADMIN_LOCKOUT_MINUTES", 15, 1)
 
 # GET /api/daily/ is built at most once per DAILY_LIST_SECONDS a process (games/services/days.py).
 DAILY_LIST_SECONDS = config_env.env_float(ENV, "DAILY_LIST_SECONDS", 2.0)
@@ -248,23 +285,26 @@ REST_FRAMEWORK = {
 
 SPECTACULAR_SETTINGS = {
     "TITLE": "Daily Patience API",
-    "DESCRIPTION": "Daily patience (solitaire) challenges: variants, daily deals, games and "
-    "leaderboards. Error details and the variants' names and descriptions are in English or "
-    "French, as the `django_language` cookie or else `Accept-Language` asks; error codes are "
-    "the same in every language.\n\n"
-    "**WebSocket.** Two sockets push changes live. `ws://HOST/ws/games/<id>/`, for the game's "
+    "DESCRIPTION": "Daily patience (solitaire) challenges: variants, daily deals, games, "
+    "leaderboards and leagues. Error details and the variants' names and descriptions are in "
+    "English, French or Spanish, as the `django_language` cookie or else `Accept-Language` asks; "
+    "error codes are the same in every language.\n\n"
+    "**WebSocket.** Three sockets push changes live. `ws://HOST/ws/games/<id>/`, for the game's "
     "player (session, `?token=` or `Authorization: Token`), sends `game` and `error` messages "
     'and takes a move `{"ply": n, "move": MOVE}` or `{"type": "resign"}`. '
     "`ws://HOST/ws/daily/<slug>/<date>/`, for anyone, sends `leaderboard`, `progress` and "
-    "`presence` (at most one push a second per deal) and `error`. A refusal is an `error` "
+    "`presence` (at most one push a second per deal) and `error`. "
+    "`ws://HOST/ws/leagues/<id>/<slug>/<date>/`, for a league's members, sends the league's "
+    "`leaderboard` (on connect, then whenever it changes) and `error` (`not_member` when the "
+    "player leaves or is removed, `league_closed`). A refusal is an `error` "
     "message, then a close: 4403 not allowed, 4404 not found, 4429 rate limited, 1009 frame "
     "over 64 KiB, 1011 unavailable. Each message is defined by a JSON Schema (draft 2020-12) in "
     "the source repository, `docs/schemas/`: `messages/game.json`, `messages/move.json`, "
     "`messages/resign.json`, `messages/leaderboard.json`, `messages/progress.json`, "
     "`messages/presence.json` and `messages/error.json` (with each error's close code), "
-    "gathered per socket in `game-socket.json` and `daily-socket.json`. The whole protocol, "
-    "REST and WebSocket, is described in the repository's `docs/api.md`, and how deals are "
-    "made from their seeds in `docs/deals.md`.",
+    "gathered per socket in `game-socket.json`, `daily-socket.json` and `league-socket.json`. "
+    "The whole protocol, REST and WebSocket, is described in the repository's `docs/api.md`, "
+    "and how deals are made from their seeds in `docs/deals.md`.",
     "VERSION": "0.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # The interactive docs load Swagger UI from the service itself, not from a CDN.
@@ -280,11 +320,21 @@ SPECTACULAR_SETTINGS = {
 
 # config/logging.py applies LOGGING, then keeps tokens out of every log (uvicorn's access log too).
 LOGGING_CONFIG = "config.logging.configure"
+# One line a record: JSON (LOG_FORMAT=json, the default) or plain text (LOG_FORMAT=text).
+LOG_FORMAT = config_env.log_format(ENV)
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"line": {"()": f"config.logging.{LOG_FORMAT.capitalize()}Formatter"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "line"}},
     "root": {"handlers": ["console"], "level": ENV.get("LOG_LEVEL", "INFO")},
+    # The pool logs each connection it loses and each failed attempt; an outage is logged
+    # once by the breaker (core/breaker.py).
+    "filters": {"redis_outage": {"()": "config.logging.RedisOutageOnce"}},
+    "loggers": {
+        "psycopg.pool": {"level": "ERROR"},
+        "django_redis.cache": {"filters": ["redis_outage"]},
+    },
 }
 
 
@@ -307,3 +357,6 @@ WEBSOCKET_RATE_LIMITS = {
     "socket": _frame_limit("WEBSOCKET_RATE_SOCKET", "20/1"),
     "player": _frame_limit("WEBSOCKET_RATE_PLAYER", "600/60"),
 }
+
+# Error reports to Sentry when SENTRY_DSN is set (config/errorreports.py).
+SENTRY_ENABLED = errorreports.configure(ENV)

@@ -110,6 +110,19 @@ async def close() -> None:
         await found.close()
 
 
+def check_pools_threadsafe(timeout: float = 2.0) -> None:
+    """From a thread other than the loops': test the idle connections of every loop's pool
+    and replace the dead at once (``core.breaker``, once PostgreSQL is back)."""
+    for loop, found in list(_pools.items()):
+        if loop.is_closed() or not loop.is_running():
+            continue
+        future = asyncio.run_coroutine_threadsafe(found.check(), loop)
+        try:
+            future.result(timeout=timeout)
+        except Exception:
+            future.cancel()
+
+
 def open_pools() -> list[AsyncConnectionPool]:
     """Return the pools of every loop of this process (the metrics read their figures)."""
     return list(_pools.values())

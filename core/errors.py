@@ -17,6 +17,15 @@ class ErrorCode(enum.StrEnum):
     STALE_PLY = "stale_ply"
     GAME_OVER = "game_over"
     RATE_LIMITED = "rate_limited"
+    # Leagues (docs/api.md, "Leagues").
+    NOT_MEMBER = "not_member"
+    NOT_OWNER = "not_owner"
+    BAD_CODE = "bad_code"
+    ALREADY_MEMBER = "already_member"
+    LEAGUE_FULL = "league_full"
+    TOO_MANY_LEAGUES = "too_many_leagues"
+    OWNER_CANNOT_LEAVE = "owner_cannot_leave"
+    LEAGUE_CLOSED = "league_closed"
     # Not used by docs/api.md; the REST API answers them for requests outside the contract.
     METHOD_NOT_ALLOWED = "method_not_allowed"
     NOT_ACCEPTABLE = "not_acceptable"
@@ -39,6 +48,14 @@ _STATUS = {
     ErrorCode.STALE_PLY: 409,
     ErrorCode.GAME_OVER: 409,
     ErrorCode.RATE_LIMITED: 429,
+    ErrorCode.NOT_MEMBER: 403,
+    ErrorCode.NOT_OWNER: 403,
+    ErrorCode.BAD_CODE: 404,
+    ErrorCode.ALREADY_MEMBER: 409,
+    ErrorCode.LEAGUE_FULL: 409,
+    ErrorCode.TOO_MANY_LEAGUES: 409,
+    ErrorCode.OWNER_CANNOT_LEAVE: 409,
+    ErrorCode.LEAGUE_CLOSED: 410,
     ErrorCode.METHOD_NOT_ALLOWED: 405,
     ErrorCode.NOT_ACCEPTABLE: 406,
     ErrorCode.UNSUPPORTED_MEDIA_TYPE: 415,

@@ -91,6 +91,12 @@ REDIS_BREAKER_OPEN = Gauge(
     "Worker processes whose Redis circuit breaker is open (an outage under way).",
     multiprocess_mode="livesum",
 )
+DATABASE_BREAKER_OPEN = Gauge(
+    "patience_database_breaker_open",
+    "Worker processes whose PostgreSQL circuit breaker is open (an outage under way: requests "
+    "answered 503 at once).",
+    multiprocess_mode="livesum",
+)
 REDIS_FAILURES = Counter(
     "patience_redis_failures_total",
     "Redis calls that failed and opened the circuit breaker.",

@@ -8,7 +8,8 @@ concurrent hits of one key get N distinct counts, whichever process makes them. 
 (the embedded default, one process) the count is kept in memory under a lock.
 
 Redis is called through ``core.redis_client`` (short timeouts, one breaker). When Redis cannot
-be reached the limit lets the hit through: a limit must never take the service down with it.
+be reached the hit is counted in this process instead (each worker then holds its clients to the
+whole limit on its own): a limit must never take the service down with it, nor vanish.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from core import redis_client
 
 KEY_PREFIX = "daily_patience:rate"
+WHAT = "rate limits count in each worker process"
 
 # Count a hit in this window and return it with the previous window's count. The key lives for
 # two windows, so the previous one is still there while it counts.
@@ -47,7 +49,7 @@ def _redis_counts(current: str, previous: str, cost: int, ttl_ms: int) -> tuple[
     try:
         hits, before = redis_client.run(
             lambda client: _count(client, keys=[current, previous], args=[cost, ttl_ms]),
-            what="rate limits let every hit through",
+            what=WHAT,
         )
     except redis_client.Unavailable:
         return None
@@ -112,11 +114,10 @@ def hit(
     """
     moment = time.time() if now is None else now
     position, current, previous, ttl_ms = _windows(key, seconds, moment)
+    counted = None
     if redis_client.configured():
         counted = _redis_counts(current, previous, cost, ttl_ms)
-        if counted is None:  # Redis is away: let the hit through
-            return Verdict(True, 0.0, 0.0)
-    else:
+    if counted is None:  # no Redis, or Redis away: counted in this process
         counted = _memory.counts(current, previous, cost, ttl_ms)
     return _verdict(*counted, position, limit=limit, seconds=seconds)
 
@@ -130,10 +131,10 @@ async def ahit(key: str, *, limit: int, seconds: float, cost: int = 1) -> Verdic
         return _verdict(*counted, position, limit=limit, seconds=seconds)
     try:
         hits, before = await redis_client.call_script(
-            _SCRIPT, [current, previous], [cost, ttl_ms], what="rate limits let every hit through"
+            _SCRIPT, [current, previous], [cost, ttl_ms], what=WHAT
         )
     except redis_client.Unavailable:
-        return Verdict(True, 0.0, 0.0)
+        hits, before = _memory.counts(current, previous, cost, ttl_ms)
     return _verdict(int(hits), int(before), position, limit=limit, seconds=seconds)
 
 

@@ -53,6 +53,10 @@ class Unavailable(Exception):
     """Redis is not configured, or cannot answer now."""
 
 
+# What the channel layer (channels-redis) raises when its Redis is away.
+LAYER_FAULTS: tuple[type[BaseException], ...] = (Unavailable, *ERRORS, asyncio.TimeoutError)
+
+
 class _Server:
     """The clients of one server URL (bytes and decoded), its scripts and its breaker."""
 
@@ -152,6 +156,33 @@ def script(source: str, *, text: bool = False) -> Callable[..., Any]:
     return call
 
 
+_layer_down_until = 0.0
+
+
+def report(error: BaseException, *, what: str, layer: bool = True) -> None:
+    """Tell the breaker that a call to the configured server outside this module failed: the
+    outage is logged once, and calls here fail at once for a while. With ``layer`` (a call of
+    the channel layer), the layer is taken as down for as long (``layer_is_down``)."""
+    global _layer_down_until
+    if configured():
+        if layer:
+            _layer_down_until = time.monotonic() + BREAKER_SECONDS
+        _server().failed(error, what)
+
+
+def layer_is_down() -> bool:
+    """Whether a call of the channel layer failed within the last ``BREAKER_SECONDS``: pushes
+    pause meanwhile, instead of each waiting on a dead or stalled server."""
+    return time.monotonic() < _layer_down_until
+
+
+def pushes_pause() -> bool:
+    """Whether a push a socket would wait for should be skipped now: the channel layer failed
+    lately, or this server's breaker is open (a stalled Redis would hold the socket for the
+    layer's whole read timeout)."""
+    return layer_is_down() or is_down()
+
+
 def is_down() -> bool:
     """Whether the breaker of the configured server is open (False without Redis)."""
     url = settings.REDIS_URL
@@ -161,6 +192,8 @@ def is_down() -> bool:
 
 def reset() -> None:
     """Forget every client and close every breaker (tests; a server that changed)."""
+    global _layer_down_until
+    _layer_down_until = 0.0
     with _servers_lock:
         servers = list(_servers.values())
         _servers.clear()

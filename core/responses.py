@@ -2,7 +2,9 @@
 sentence}``, with its status, for refusals raised anywhere (a view, a middleware, a path no view
 serves); ``config.middleware`` and the API's exception handler answer through these.
 
-- the database (or its connection pool) unreachable: 503 ``unavailable`` with ``Retry-After``;
+- the database (or its connection pool) unreachable: 503 ``unavailable`` with ``Retry-After``,
+  the error handed to the breaker (``core.breaker``), which logs an outage once; the answer
+  itself is not logged again by Django;
 - a body larger than ``DATA_UPLOAD_MAX_MEMORY_SIZE``: 413 ``invalid``;
 - Django's own refusals (``Http404``, ``PermissionDenied``, ``SuspiciousOperation``): 404, 403
   and 400 with the codes of docs/api.md;
@@ -27,6 +29,7 @@ from django.db import InterfaceError, OperationalError
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext, gettext_lazy
 
+from core import breaker
 from core.errors import ErrorCode
 
 logger = logging.getLogger(__name__)
@@ -55,9 +58,15 @@ def error_response(code: ErrorCode, detail: str, status: int | None = None) -> J
     return response
 
 
-def unavailable_response() -> JsonResponse:
-    """Answer 503 ``unavailable``: the database cannot serve the request now."""
-    return error_response(ErrorCode.UNAVAILABLE, UNAVAILABLE_DETAIL)
+def unavailable_response(retry_after: int = RETRY_AFTER_SECONDS) -> JsonResponse:
+    """Answer 503 ``unavailable``: the database cannot serve the request now.
+
+    Django does not log the answer: the outage is logged once, by the breaker.
+    """
+    response = error_response(ErrorCode.UNAVAILABLE, UNAVAILABLE_DETAIL)
+    response["Retry-After"] = str(retry_after)
+    response._has_been_logged = True  # type: ignore[attr-defined]
+    return response
 
 
 def too_large_response() -> JsonResponse:
@@ -74,7 +83,8 @@ def response_for_error(error: BaseException) -> JsonResponse:
     """Answer an exception nothing else handled: 503, 413, Django's own refusals (404, 403,
     400) in JSON, or a logged 500."""
     if is_database_unavailable(error):
-        logger.warning("database unavailable: %s", error)
+        breaker.report(error)
+        logger.debug("database unavailable: %s", error)
         return unavailable_response()
     if isinstance(error, RequestDataTooBig):
         return too_large_response()
@@ -104,5 +114,6 @@ def server_error(request: HttpRequest) -> HttpResponse:
     """``handler500``: the unhandled exception as 503 (database away) or 500, in JSON."""
     error = sys.exc_info()[1]
     if is_database_unavailable(error):
+        breaker.report(error)
         return unavailable_response()
     return error_response(ErrorCode.SERVER_ERROR, SERVER_ERROR_DETAIL)

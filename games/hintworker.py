@@ -13,8 +13,12 @@ never starts by taking it back (``solve``'s ``avoid`` and ``after``).
 from __future__ import annotations
 
 import json
+import multiprocessing
+import os
+import threading
 import time
 from functools import lru_cache
+from multiprocessing.connection import wait
 from typing import Any
 
 from games.engine import (
@@ -33,6 +37,24 @@ from games.engine import (
     parse_seed,
     solve,
 )
+
+
+def watch_parent() -> None:
+    """Exit this child as soon as the process that started it is gone (the pool's initializer).
+
+    A worker stopped by SIGKILL runs no shutdown: its pool's children, blocked on the pool's
+    pipe (whose writing end they hold too), would wait for work forever. The parent's sentinel
+    becomes ready when it exits, however it exits.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None:
+        return
+
+    def watch() -> None:
+        wait([parent.sentinel])
+        os._exit(0)
+
+    threading.Thread(target=watch, name="watch-parent", daemon=True).start()
 
 
 def game_payload(rules_text: str, seed: str, log: list[Any]) -> dict[str, Any]:

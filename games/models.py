@@ -59,6 +59,16 @@ class Player(AbstractBaseUser, PermissionsMixin):
         null=True, blank=True, help_text="Banned from the daily challenges (practice stays open)."
     )
     ban_reason = models.CharField(max_length=500, blank=True, default="", db_default="")
+    deleted_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="Deleted by the player: nickname anonymised, credentials gone, results kept.",
+    )
+    sessions_epoch = models.PositiveIntegerField(
+        default=0,
+        db_default=0,
+        help_text="Raised to end every browser session of the player at once.",
+    )
 
     objects = PlayerManager()
 
@@ -72,6 +82,60 @@ class Player(AbstractBaseUser, PermissionsMixin):
 
     def __str__(self) -> str:
         return self.nickname
+
+    def _get_session_auth_hash(self, secret: str | None = None) -> str:
+        """Bind sessions to ``sessions_epoch`` as well as the password: raising the epoch
+        ends every session of the player ("sign out everywhere"). At epoch 0 the hash is
+        Django's own, so sessions opened before epochs existed stay valid."""
+        from django.utils.crypto import salted_hmac
+
+        if not self.sessions_epoch:
+            return super()._get_session_auth_hash(secret=secret)
+        return salted_hmac(
+            "daily_patience.Player.session",
+            f"{self.password}|{self.sessions_epoch}",
+            secret=secret,
+            algorithm="sha256",
+        ).hexdigest()
+
+
+class ApiToken(models.Model):
+    """An API token of a player, stored as the SHA-256 of its secret (never the secret).
+
+    The secret is shown once, when the token is made; a token ends at ``expires_at``, when its
+    player revokes it or rotates it, or signs out everywhere.
+    """
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="api_tokens")
+    digest = models.CharField(max_length=64, unique=True, help_text="SHA-256 (hex) of the secret.")
+    created_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("-created_at", "-id")
+        indexes = [models.Index(fields=("player", "expires_at"), name="apitoken_player_expiry")]
+
+    def __str__(self) -> str:
+        return f"token {self.pk} of {self.player_id}"
+
+
+class AdminLoginFailure(models.Model):
+    """A failed sign-in on the admin login page, kept for its lockout window (per account and
+    per address): PostgreSQL, so a lockout survives a restart or a Redis outage."""
+
+    at = models.DateTimeField(db_index=True)
+    nickname = models.CharField(max_length=150, help_text="As typed, lower-cased.")
+    address = models.CharField(max_length=64)
+
+    class Meta:
+        indexes = [
+            models.Index(fields=("nickname", "at"), name="adminfailure_nickname_at"),
+            models.Index(fields=("address", "at"), name="adminfailure_address_at"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.nickname} from {self.address} at {self.at}"
 
 
 TRANSLATED_FIELDS = {"name": 60, "description": 2000}
@@ -193,6 +257,11 @@ class Deal(models.Model):
         null=True,
         blank=True,
         help_text="When an admin asked to regenerate it (the scheduler does, then clears this).",
+    )
+    published_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="When an API answer first showed its commitment: from then on it never changes.",
     )
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -13,8 +13,8 @@ from core.errors import ErrorCode, ServiceError
 from games import clock
 from games.documents import compiled
 from games.engine import apply_move, deal, parse_move, parse_seed, player_view
-from games.models import Deal, Game, Move, Player, Variant
-from games.payloads import day_is_over, deal_payload
+from games.models import ApiToken, Deal, Game, Move, Player, Result, Variant
+from games.payloads import day_is_over, deal_payload, iso
 
 
 def variant_list() -> list[Variant]:
@@ -286,3 +286,94 @@ def deals_checking() -> bool:
 def regenerations_pending() -> bool:
     """Whether an admin has asked for a deal to be regenerated that is not done yet."""
     return Deal.objects.filter(regeneration_requested_at__isnull=False).exists()
+
+
+# --- a player's own account -------------------------------------------------------------------
+
+
+def player_tokens(player: Player, *, current: Any = None) -> dict[str, Any]:
+    """Return the player's live API tokens, newest first, never their secrets; ``current`` is
+    the token the request came with (marked ``"current": true``)."""
+    current_id = getattr(current, "pk", None)
+    live = ApiToken.objects.filter(player=player, expires_at__gt=clock.now())
+    return {
+        "tokens": [
+            {
+                "id": token.pk,
+                "created_at": iso(token.created_at),
+                "expires_at": iso(token.expires_at),
+                "last_used_at": iso(token.last_used_at),
+                "current": token.pk == current_id,
+            }
+            for token in live
+        ]
+    }
+
+
+def _exported_game(game: Game, moves: list[dict[str, Any]]) -> dict[str, Any]:
+    daily = game.mode == Game.Mode.DAILY
+    # A daily deal's seed stays secret until its day is over, even in one's own export.
+    seed_shown = not daily or day_is_over(game.deal.date)
+    return {
+        "id": game.pk,
+        "variant": game.variant.slug,
+        "mode": game.mode,
+        "date": game.deal.date.isoformat() if daily else None,
+        "status": game.status,
+        "ply": game.ply,
+        "foundation_cards": game.foundation_cards,
+        "assisted": game.assisted,
+        "seed": game.seed if seed_shown else None,
+        "seed_text": game.seed_text if not daily and game.seed_chosen else None,
+        "started_at": iso(game.started_at),
+        "finished_at": iso(game.finished_at),
+        "moves": moves,
+    }
+
+
+def player_export(player: Player) -> dict[str, Any]:
+    """Return everything the service keeps about ``player`` that is theirs to read, as JSON:
+    the account, its tokens (no secrets), every game with its move log, every daily result.
+    Four queries, whatever the number of games."""
+    games = list(
+        Game.objects.filter(player=player)
+        .select_related("variant", "deal")
+        .defer("state", "rules", "hint_line")
+        .order_by("started_at", "id")
+    )
+    logs: dict[str, list[dict[str, Any]]] = {game.pk: [] for game in games}
+    rows = Move.objects.filter(game__player=player).order_by("game_id", "ply")
+    for game_id, ply, move, at in rows.values_list("game_id", "ply", "move", "at").iterator(
+        chunk_size=2000
+    ):
+        logs[game_id].append({"ply": ply, "move": move, "at": iso(at)})
+    results = Result.objects.filter(player=player).select_related("deal__variant")
+    return {
+        "exported_at": iso(clock.now()),
+        "player": {
+            "id": player.pk,
+            "nickname": player.nickname,
+            "guest": player.is_guest,
+            "joined": iso(player.date_joined),
+            "last_login": iso(player.last_login),
+            "banned": player.banned_at is not None,
+        },
+        **player_tokens(player),
+        "games": [_exported_game(game, logs[game.pk]) for game in games],
+        "results": [
+            {
+                "game": result.game_id,
+                "variant": result.deal.variant.slug,
+                "date": result.deal.date.isoformat(),
+                "status": result.status,
+                "foundation_cards": result.foundation_cards,
+                "moves": result.moves,
+                "duration_ms": result.duration_ms,
+                "assisted": result.assisted,
+                "finished_at": iso(result.finished_at),
+                "voided": result.voided_at is not None,
+                "void_reason": result.void_reason,
+            }
+            for result in results.order_by("finished_at")
+        ],
+    }

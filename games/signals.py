@@ -18,6 +18,9 @@ raise. ``games`` never imports the apps that listen.
   ``player=<Player>``. Every result of theirs must leave every board.
 - ``player_unbanned``: the ban was lifted; sent with ``player=<Player>``. Their sealed results
   rank again.
+- ``player_deleted``: a player deleted their account; sent with ``player=<Player>`` (already
+  anonymised) and ``deal_ids``, the deals they have results on. Those results stay, ranked as
+  before, under the anonymous nickname: every board that shows them must show it.
 """
 
 import logging
@@ -33,6 +36,7 @@ result_verified = Signal()
 result_voided = Signal()
 player_banned = Signal()
 player_unbanned = Signal()
+player_deleted = Signal()
 
 
 def send(signal: Signal, **named: Any) -> None:

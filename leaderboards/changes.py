@@ -260,6 +260,8 @@ def record_game(sender: Any = None, *, game: Game, **kwargs: Any) -> None:
         if over:
             _tell_board_changed(game.deal_id)
         store().record(game.deal_id, progress_of(game), over=over, now=now())
+    except redis_client.Unavailable:
+        pass  # Redis is away: the outage is logged once (core.redis_client)
     except Exception as error:  # a lost live update must never fail the write
         logger.warning("could not record the progress of game %s: %r", game.pk, error)
 
@@ -276,6 +278,8 @@ async def arecord_move(sender: Any = None, *, game: Game, **kwargs: Any) -> None
             return
         keys, args = _record_call(game.deal_id, progress, over=False, now=now())
         await redis_client.call_script(_RECORD, keys, args, what=RedisStore.what)
+    except redis_client.Unavailable:
+        pass  # Redis is away: the outage is logged once (core.redis_client)
     except Exception as error:  # a lost live update must never fail the write
         logger.warning("could not record the progress of game %s: %r", game.pk, error)
 
@@ -286,6 +290,8 @@ def board_changed(deal_id: int) -> None:
     try:
         _tell_board_changed(deal_id)
         store().mark_board(deal_id)
+    except redis_client.Unavailable:
+        pass  # Redis is away: the outage is logged once (core.redis_client)
     except Exception as error:  # a lost live update must never fail the write
         logger.warning("could not mark the board of deal %s changed: %r", deal_id, error)
 

@@ -30,10 +30,10 @@ from typing import Any
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
-from core import metrics
+from core import metrics, redis_client
 from games.models import Deal
 from games.services import deal_of_day
-from games.ws.base import cancel_and_wait, in_thread
+from games.ws.base import LAYER_RETRY_SECONDS, cancel_and_wait, in_thread
 from leaderboards import changes, services
 
 logger = logging.getLogger(__name__)
@@ -97,7 +97,10 @@ def leaderboard_message(entries: list[dict[str, Any]], total: int) -> dict[str, 
 
 def _snapshot_now(deal: Deal) -> list[dict[str, Any]]:
     entries, total = services.top_entries(deal)
-    playing = changes.store().presence(deal.pk, changes.now())
+    try:
+        playing = changes.store().presence(deal.pk, changes.now())
+    except redis_client.Unavailable:
+        playing = 0  # Redis is away: presence is unknown until it returns
     return [leaderboard_message(entries, total), {"type": "presence", "playing": playing}]
 
 
@@ -172,8 +175,10 @@ async def flush(now: float | None = None, watched: list[WatchedDeal] | None = No
         push = {"type": "daily.push", "deal": deal_id, "messages": messages}
         try:
             await layer.group_send(deals[deal_id].group, push)
-        except Exception:
+        except Exception as error:
             metrics.CHANNEL_LAYER_FAILURES.labels(what="daily_push").inc()
+            if isinstance(error, redis_client.LAYER_FAULTS):
+                redis_client.report(error, what=changes.RedisStore.what)
             raise
         sent += 1
     return sent
@@ -200,6 +205,9 @@ class _Hub:
     channel-layer message per process; the hub hands it to the process's own sockets of that
     deal. (channels-redis serialises a group message once per member: a member per watcher made
     every push cost as many Redis writes as watchers.)
+
+    While Redis is away the hub waits, its sockets stay open, and once a call works again it
+    joins its groups anew (a restarted Redis has forgotten them) before it receives again.
     """
 
     def __init__(self) -> None:
@@ -207,6 +215,8 @@ class _Hub:
         self.channel: str | None = None
         self.task: asyncio.Task[None] | None = None
         self.members: dict[int, set[Any]] = {}
+        self.groups: dict[int, str] = {}
+        self.lost = False  # the groups must be joined again (the layer failed)
 
     async def _ensure(self) -> Any:
         loop = asyncio.get_running_loop()
@@ -215,7 +225,7 @@ class _Hub:
         if running and self.layer is layer and self.task.get_loop() is loop:  # type: ignore[union-attr]
             return layer
         await self.stop()
-        self.layer, self.members = layer, {}
+        self.layer, self.members, self.groups, self.lost = layer, {}, {}, False
         # The "specific" prefix the consumers use: channels-redis pops one list per prefix.
         self.channel = await layer.new_channel()
         self.task = loop.create_task(self.run(), name="leaderboards-live-hub")
@@ -225,7 +235,12 @@ class _Hub:
         layer = await self._ensure()
         members = self.members.setdefault(watched.deal_id, set())
         if not members:
-            await layer.group_add(watched.group, self.channel)
+            self.groups[watched.deal_id] = watched.group
+            try:
+                await layer.group_add(watched.group, self.channel)
+            except redis_client.LAYER_FAULTS as error:  # joined once the layer is back (run)
+                redis_client.report(error, what=changes.RedisStore.what)
+                self.lost = True
         members.add(consumer)
 
     async def leave(self, watched: WatchedDeal, consumer: Any) -> None:
@@ -235,19 +250,36 @@ class _Hub:
         members.discard(consumer)
         if not members:
             del self.members[watched.deal_id]
+            self.groups.pop(watched.deal_id, None)
             with contextlib.suppress(Exception):  # a dead layer forgets the group by itself
                 await self.layer.group_discard(watched.group, self.channel)
+                if self.members.get(watched.deal_id):
+                    # A socket of the deal joined while the group was left (a page that goes
+                    # from one board of the deal to another): join it again, after the discard.
+                    await self.layer.group_add(watched.group, self.channel)
+
+    async def rejoin(self) -> None:
+        """Join every group of the hub again; raise while the layer is still away."""
+        for group in list(self.groups.values()):
+            await self.layer.group_add(group, self.channel)
+        self.lost = False
 
     async def run(self) -> None:
         while True:
             try:
+                if self.lost:
+                    await self.rejoin()
                 message = await self.layer.receive(self.channel)
             except asyncio.CancelledError:
                 raise
             except Exception as error:  # the layer is away: try again shortly
                 metrics.CHANNEL_LAYER_FAILURES.labels(what="receive").inc()
-                logger.warning("live hub cannot receive: %r", error)
-                await asyncio.sleep(1)
+                self.lost = True
+                if isinstance(error, redis_client.LAYER_FAULTS):
+                    redis_client.report(error, what=changes.RedisStore.what)
+                else:
+                    logger.warning("live hub cannot receive: %r", error)
+                await asyncio.sleep(LAYER_RETRY_SECONDS)
                 continue
             if message.get("type") != "daily.push":
                 continue
@@ -291,10 +323,14 @@ class _Flusher:
 
     async def run(self) -> None:
         while _watched:
+            if redis_client.layer_is_down():
+                await asyncio.sleep(TICK_SECONDS)  # paused while the layer's Redis is away
+                continue
             try:
                 await flush()
             except Exception as error:
-                logger.warning("live flush failed: %r", error)
+                if not isinstance(error, redis_client.LAYER_FAULTS):  # an outage is logged once
+                    logger.warning("live flush failed: %r", error)
             await asyncio.sleep(TICK_SECONDS)
 
     async def stop(self) -> None:

@@ -5,7 +5,13 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from games.signals import player_banned, player_unbanned, result_verified, result_voided
+from games.signals import (
+    player_banned,
+    player_deleted,
+    player_unbanned,
+    result_verified,
+    result_voided,
+)
 from leaderboards import services
 
 logger = logging.getLogger(__name__)
@@ -43,9 +49,18 @@ def on_player_unbanned(sender: Any, *, player: Any, **kwargs: Any) -> None:
         logger.exception("could not restore the results of player %s", player.pk)
 
 
+def on_player_deleted(sender: Any, *, player: Any, deal_ids: list[int], **kwargs: Any) -> None:
+    """Show a deleted player's results under their anonymous nickname on every board."""
+    try:
+        services.player_renamed(deal_ids=deal_ids)
+    except Exception:  # the deletion is committed; a board left in Redis expires
+        logger.exception("could not rename the results of deleted player %s", player.pk)
+
+
 def connect() -> None:
     """Connect the receivers of this module."""
     result_verified.connect(on_result_verified, dispatch_uid="leaderboards.result_verified")
     result_voided.connect(on_result_voided, dispatch_uid="leaderboards.result_voided")
     player_banned.connect(on_player_banned, dispatch_uid="leaderboards.player_banned")
     player_unbanned.connect(on_player_unbanned, dispatch_uid="leaderboards.player_unbanned")
+    player_deleted.connect(on_player_deleted, dispatch_uid="leaderboards.player_deleted")

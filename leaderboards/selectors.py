@@ -14,6 +14,7 @@ result that enters Redis and for every result of a page answered from PostgreSQL
 from __future__ import annotations
 
 import logging
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,7 +65,9 @@ def access_player(nickname: str) -> Player:
     """Return the player named ``nickname`` in any case; raise ``not_found`` otherwise."""
     player = None
     if _plausible(nickname):
-        found = Player.objects.alias(lower=Lower("nickname")).filter(lower=nickname.lower())
+        found = Player.objects.alias(lower=Lower("nickname")).filter(
+            lower=nickname.lower(), deleted_at__isnull=True
+        )
         player = found.first()
     if player is None:
         raise ServiceError(
@@ -85,11 +88,17 @@ def _game_order() -> Collate | F:
 def _ranked_results(deal_id: int) -> QuerySet[Result]:
     """Return the deal's results that may rank, as a query (known tampered ones, voided ones
     and those of banned players left out)."""
+    return _ranked_in([deal_id])
+
+
+def _ranked_in(deal_ids: Collection[int]) -> QuerySet[Result]:
+    """Return the results of these deals that may rank (see ``_ranked_results``)."""
+    unranked = UnrankedResult.objects.filter(deal_id__in=deal_ids).values("game_id")
     return (
         Result.objects.filter(
-            deal_id=deal_id, voided_at__isnull=True, player__banned_at__isnull=True
+            deal_id__in=deal_ids, voided_at__isnull=True, player__banned_at__isnull=True
         )
-        .exclude(game_id__in=UnrankedResult.objects.filter(deal_id=deal_id).values("game_id"))
+        .exclude(game_id__in=unranked)
         .alias(game_order=_game_order())
     )
 
@@ -173,6 +182,13 @@ def _redis_page(
     return None, True
 
 
+def board_from_database(deal: Deal) -> list[dict[str, Any]]:
+    """Return every entry of the deal's board as PostgreSQL ranks it, Redis left aside (results
+    whose seals do not hold left out, as on every board)."""
+    everyone = _ranked_results(deal.pk).count()
+    return _database_page(deal, offset=0, limit=everyone, nickname=None).page.entries
+
+
 def board(
     deal: Deal, *, offset: int = 0, limit: int = REST_ENTRIES, nickname: str | None = None
 ) -> BoardRead:
@@ -184,6 +200,31 @@ def board(
         return BoardRead(page)
     read = _database_page(deal, offset=offset, limit=limit, nickname=nickname)
     return BoardRead(read.page, stale=stale, tampered=read.tampered)
+
+
+def boards_among(
+    *, deal_ids: Collection[int], player_ids: Collection[int]
+) -> dict[int, list[dict[str, Any]]]:
+    """Return, for each of these deals, the ENTRYs of these players' results that may rank,
+    best first in the order of every board (``ORDER``), ranked from 1 among them (results whose
+    seals do not hold left out): a board of a few players, such as a league's, read in one
+    query. Meant for small groups: it reads every one of their results on these deals."""
+    boards: dict[int, list[dict[str, Any]]] = {deal_id: [] for deal_id in deal_ids}
+    if not deal_ids or not player_ids:
+        return boards
+    rows = (
+        _ranked_in(list(deal_ids))
+        .filter(player_id__in=list(player_ids))
+        .select_related("player")
+        .order_by("deal_id", *ORDER)
+    )
+    for result in rows:
+        if not seal_is_valid(result):
+            continue
+        entries = boards[result.deal_id]
+        entry = ranking.entry_of(result, result.player.nickname)
+        entries.append({"rank": len(entries) + 1, **entry})
+    return boards
 
 
 def leaderboard(

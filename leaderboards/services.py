@@ -73,6 +73,14 @@ def player_restore(*, player: Player) -> None:
         changes.board_changed(deal_id)
 
 
+def player_renamed(*, deal_ids: list[int]) -> None:
+    """Rebuild the boards of these deals from PostgreSQL (when next read), where a player now
+    has another name (a deleted account): ranks stay, the name changes; watchers are told."""
+    for deal_id in deal_ids:
+        ranking.board_forget(deal_id=deal_id)
+        changes.board_changed(deal_id)
+
+
 def _may_rank(result: Result | _Row) -> bool:
     """Tell whether a result's seal matches its figures; record one that does not."""
     if seal_is_valid(result):

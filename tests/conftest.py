@@ -5,6 +5,32 @@ import contextlib
 
 import pytest
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Collect the static files under their hashed names (config/staticfiles.py) before any
+    page names them: pytest-django turns ``DEBUG`` off, under which ``{% static %}`` reads the
+    manifest, here and in the servers the tests start. Collected again whenever a source file
+    is newer than the manifest, so never stale."""
+    import os
+    from pathlib import Path
+
+    from django.conf import settings
+    from django.contrib.staticfiles.finders import get_finders
+    from django.contrib.staticfiles.management.commands.collectstatic import Command
+    from django.core.management import call_command
+
+    from config.staticfiles import HashedNamesStorage
+
+    manifest = Path(settings.STATIC_ROOT) / HashedNamesStorage.manifest_name
+    collected = manifest.stat().st_mtime if manifest.exists() else 0.0
+    sources = (storage.path(path) for finder in get_finders() for path, storage in finder.list([]))
+    if all(os.path.getmtime(source) <= collected for source in sources):
+        return
+    command = Command()
+    command.storage = HashedNamesStorage()
+    call_command(command, interactive=False, verbosity=0)
+
+
 # --- WebSocket tests (tests/games/test_ws_*.py) ---------------------------------------------
 
 WS_ORIGIN = (b"origin", b"http://testserver")

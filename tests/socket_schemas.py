@@ -25,9 +25,11 @@ SCHEMAS = Path(__file__).resolve().parent.parent / "docs" / "schemas"
 # What each socket sends; a path no socket serves gets the catch-all's error only.
 GAME_PATH = re.compile(r"^/ws/games/[-a-zA-Z0-9_]{1,64}/$")
 DAILY_PATH = re.compile(r"^/ws/daily/[-a-zA-Z0-9_]{1,64}/[-0-9a-zA-Z]{1,16}/$")
+LEAGUE_PATH = re.compile(r"^/ws/leagues/[0-9]{1,18}/[-a-zA-Z0-9_]{1,64}/[-0-9a-zA-Z]{1,16}/$")
 SENT_TYPES = {
     "game-socket": {"game", "error"},
     "daily-socket": {"leaderboard", "progress", "presence", "error"},
+    "league-socket": {"leaderboard", "error"},
     None: {"error"},
 }
 
@@ -62,6 +64,8 @@ def socket_of(path: str) -> str | None:
         return "game-socket"
     if DAILY_PATH.match(path):
         return "daily-socket"
+    if LEAGUE_PATH.match(path):
+        return "league-socket"
     return None
 
 

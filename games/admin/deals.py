@@ -6,6 +6,7 @@ from typing import Any
 from django.contrib import admin, messages
 from django.db.models import Count, Q, QuerySet
 from django.http import HttpRequest
+from django.utils.html import format_html
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext
 
@@ -17,6 +18,21 @@ from games.services import deal_request_regeneration
 REGENERATE_LIMIT = 10
 """Most deals one "Regenerate" action remakes (the solver certifies each in turn)."""
 
+SHOWN_HEX = 12
+"""How many hex digits of a commitment or seed the list shows (the whole is its tooltip)."""
+
+
+def _short_hex(text: str) -> str:
+    """Return the start of a hex text as the list shows it, the whole text as its tooltip."""
+    if len(text) <= SHOWN_HEX:
+        return format_html("<code>{}</code>", text)
+    return format_html('<code title="{}">{}…</code>', text, text[:SHOWN_HEX])
+
+
+def _secret_in_list(word: str, sentence: str) -> str:
+    """Return the list's one word for a secret, the whole sentence as its tooltip."""
+    return format_html('<span title="{}">{}</span>', sentence, word)
+
 
 @admin.register(Deal)
 class DealAdmin(admin.ModelAdmin):
@@ -27,18 +43,20 @@ class DealAdmin(admin.ModelAdmin):
     shows. "Regenerate" remakes unplayed deals of future days by their variant's current rules.
     """
 
+    # One line a deal: the commitment and a revealed seed are cut to their first hex digits,
+    # a secret is one word (each whole in its tooltip), and games/admin.css keeps cells unwrapped.
     list_display = (
         "date",
         "variant",
         "attempt",
         "certified",
         "difficulty",
-        "revealed_par",
+        "listed_par",
         "players",
         "finished",
         "results_count",
-        "commitment",
-        "revealed_seed",
+        "listed_commitment",
+        "listed_seed",
         "regeneration",
     )
     list_filter = ("variant", "certified", "date")
@@ -57,11 +75,15 @@ class DealAdmin(admin.ModelAdmin):
         "commitment",
         "revealed_seed",
         "regeneration",
+        "published_at",
         "rules",
         "created_at",
     )
     readonly_fields = fields
     actions = ("regenerate",)
+
+    class Media:
+        css = {"all": ("games/admin.css",)}
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Deal]:
         return (
@@ -84,6 +106,28 @@ class DealAdmin(admin.ModelAdmin):
         if not day_is_over(deal_.date):
             return pgettext("the par of a deal", "secret until the day is over")
         return str(deal_.par) if deal_.par is not None else "-"
+
+    @admin.display(description=gettext_lazy("Seed"))
+    def listed_seed(self, deal_: Deal) -> str:
+        if day_is_over(deal_.date):
+            return _short_hex(deal_.seed)
+        return _secret_in_list(
+            pgettext("the seed of a deal, in the list", "secret"),
+            pgettext("the seed of a deal", "secret until the day is over"),
+        )
+
+    @admin.display(description=gettext_lazy("Par"))
+    def listed_par(self, deal_: Deal) -> str:
+        if not day_is_over(deal_.date):
+            return _secret_in_list(
+                pgettext("the par of a deal, in the list", "secret"),
+                pgettext("the par of a deal", "secret until the day is over"),
+            )
+        return self.revealed_par(deal_)
+
+    @admin.display(description=gettext_lazy("Commitment"))
+    def listed_commitment(self, deal_: Deal) -> str:
+        return _short_hex(deal_.commitment)
 
     @admin.display(description=gettext_lazy("Regeneration"))
     def regeneration(self, deal_: Deal) -> str:

@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from games.admin.moderation import ModerationActions, ReasonForm, ask_reason
-from games.models import Player
+from games.models import ApiToken, Player
 from games.services import moderation
 
 
@@ -19,10 +19,16 @@ class PlayerAdmin(ModerationActions, admin.ModelAdmin):
     the daily challenges (with a reason, logged) and lift a ban."""
 
     list_display = ("nickname", "is_guest", "is_staff", "is_active", "banned_at", "date_joined")
-    list_filter = ("is_guest", "is_staff", "is_active", ("banned_at", admin.EmptyFieldListFilter))
+    list_filter = (
+        "is_guest",
+        "is_staff",
+        "is_active",
+        ("banned_at", admin.EmptyFieldListFilter),
+        ("deleted_at", admin.EmptyFieldListFilter),
+    )
     search_fields = ("nickname",)
     ordering = ("nickname",)
-    readonly_fields = ("date_joined", "last_login", "banned_at", "ban_reason")
+    readonly_fields = ("date_joined", "last_login", "banned_at", "ban_reason", "deleted_at")
     actions = ("ban_players", "unban_players")
     fields = (
         "nickname",
@@ -36,6 +42,7 @@ class PlayerAdmin(ModerationActions, admin.ModelAdmin):
         "last_login",
         "banned_at",
         "ban_reason",
+        "deleted_at",
     )
     filter_horizontal = ("groups", "user_permissions")
 
@@ -94,3 +101,22 @@ class PlayerAdmin(ModerationActions, admin.ModelAdmin):
                 % {"count": count}
             ),
         )
+
+
+@admin.register(ApiToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """The players' API tokens: when each was made, expires and was last used; never a secret
+    (only its hash is stored). Deleting one revokes it."""
+
+    list_display = ("player", "created_at", "expires_at", "last_used_at")
+    list_select_related = ("player",)
+    search_fields = ("player__nickname",)
+    ordering = ("-created_at",)
+    fields = ("player", "created_at", "expires_at", "last_used_at")
+    readonly_fields = fields
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False

@@ -8,11 +8,21 @@ from django.utils.translation import gettext
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
+from games.services.tokens import is_secret, token_authenticate
+
 
 class HexTokenAuthentication(TokenAuthentication):
-    """``Authorization: Token <key>``; a key that cannot be one is refused before any query."""
+    """``Authorization: Token <secret>``: the live token whose digest the secret has.
+
+    A secret that cannot be one is refused before any query; an expired, revoked or unknown
+    one, or one of a deleted or deactivated player, is ``Invalid token.``. ``request.auth`` is
+    the ``ApiToken`` row (so rotation knows which token the request came with).
+    """
 
     def authenticate_credentials(self, key: str) -> Any:
-        if len(key) != 40 or not all(c in "0123456789abcdef" for c in key):
+        if not is_secret(key):
             raise AuthenticationFailed(gettext("Invalid token."))
-        return super().authenticate_credentials(key)
+        token = token_authenticate(key)
+        if token is None:
+            raise AuthenticationFailed(gettext("Invalid token."))
+        return token.player, token

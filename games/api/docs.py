@@ -38,6 +38,7 @@ class ErrorBody(serializers.Serializer):
     )
     reason = serializers.CharField(required=False, help_text="illegal_move: the engine's code.")
     field = serializers.CharField(required=False, help_text="invalid: the field at fault.")
+    league = serializers.IntegerField(required=False, help_text="already_member: the league's id.")
     retry_after = serializers.IntegerField(
         required=False, help_text="rate_limited: seconds to wait (also in Retry-After)."
     )
@@ -54,6 +55,14 @@ _ERRORS = {
     ErrorCode.GAME_OVER: "The game is over.",
     ErrorCode.RATE_LIMITED: "Too many requests; retry after 'retry_after' seconds.",
     ErrorCode.METHOD_NOT_ALLOWED: "The path does not take this method.",
+    ErrorCode.NOT_MEMBER: "Only the league's members may do this (or the player named is none).",
+    ErrorCode.NOT_OWNER: "Only the league's owner may do this.",
+    ErrorCode.BAD_CODE: "No open league has this invite code.",
+    ErrorCode.ALREADY_MEMBER: "The player is already in this league.",
+    ErrorCode.LEAGUE_FULL: "The league has as many members as a league may have.",
+    ErrorCode.TOO_MANY_LEAGUES: "The player is in as many leagues as a player may be.",
+    ErrorCode.OWNER_CANNOT_LEAVE: "The owner cannot leave the league: close it instead.",
+    ErrorCode.LEAGUE_CLOSED: "The league is closed.",
     ErrorCode.UNAVAILABLE: "The service cannot answer this now (its database, or the process "
     "that searched a hint); retry after 'Retry-After' seconds.",
 }
@@ -130,6 +139,61 @@ class CredentialsRequest(serializers.Serializer):
 
 NicknameBody = json_only(NicknameRequest)
 CredentialsBody = json_only(CredentialsRequest)
+
+
+class LogoutRequest(serializers.Serializer):
+    everywhere = serializers.BooleanField(
+        required=False,
+        help_text="true: end every session and every token of the player (401 when anonymous).",
+    )
+
+
+class PasswordRequest(serializers.Serializer):
+    password = serializers.CharField(
+        min_length=8, max_length=128, help_text="The new password (the usual checks)."
+    )
+    current_password = serializers.CharField(
+        required=False, max_length=128, help_text="Required when the player has a password."
+    )
+
+
+class DeleteRequest(serializers.Serializer):
+    confirm = serializers.CharField(help_text="The player's nickname, exactly.")
+    password = serializers.CharField(
+        required=False, max_length=128, help_text="Required when the player has a password."
+    )
+
+
+LogoutBody = json_only(LogoutRequest)
+PasswordBody = json_only(PasswordRequest)
+DeleteBody = json_only(DeleteRequest)
+
+
+class TokenInfo(serializers.Serializer):
+    id = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+    last_used_at = serializers.DateTimeField(allow_null=True)
+    current = serializers.BooleanField(help_text="The token this request came with.")
+
+
+class TokenListBody(serializers.Serializer):
+    tokens = TokenInfo(many=True)
+
+
+class NewTokenBody(serializers.Serializer):
+    token = serializers.CharField(help_text="The secret: shown this once, never again.")
+    id = serializers.IntegerField()
+    created_at = serializers.DateTimeField()
+    expires_at = serializers.DateTimeField()
+
+
+class ExportBody(serializers.Serializer):
+    exported_at = serializers.DateTimeField()
+    player = serializers.DictField()
+    tokens = TokenInfo(many=True)
+    games = serializers.ListField(child=serializers.DictField())
+    results = serializers.ListField(child=serializers.DictField())
 
 
 class CsrfBody(serializers.Serializer):

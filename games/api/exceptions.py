@@ -12,6 +12,7 @@ from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import set_rollback
 
+from core import breaker
 from core.errors import ErrorCode, ServiceError
 from core.responses import (
     RETRY_AFTER_SECONDS,
@@ -66,12 +67,15 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
         elif isinstance(exc, DjangoPermissionDenied):
             exc = exceptions.PermissionDenied()
         if is_database_unavailable(exc):
-            logger.warning("database unavailable: %s", exc)
+            breaker.report(exc)  # logs the outage once; the answer is not logged again
+            logger.debug("database unavailable: %s", exc)
             code = ErrorCode.UNAVAILABLE
             body = {"error": code.value, "detail": str(UNAVAILABLE_DETAIL)}
-            return Response(
+            answer = Response(
                 body, status=code.status, headers={"Retry-After": str(RETRY_AFTER_SECONDS)}
             )
+            answer._has_been_logged = True  # type: ignore[attr-defined]
+            return answer
         if not isinstance(exc, exceptions.APIException):
             logger.error("unexpected error in the API", exc_info=exc)
             code = ErrorCode.SERVER_ERROR

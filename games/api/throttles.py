@@ -109,7 +109,14 @@ class HintsPerPlayer(PlayerThrottle):
     scope = "hints_player"
 
 
+class AccountPerPlayer(PlayerThrottle):
+    """Writes of one's own account (password, deletion, export, tokens, sign out everywhere)."""
+
+    scope = "account_player"
+
+
 MOVES = [MovesPerPlayer, MovesPerIp]
 HINTS = [HintsPerPlayer]
 GAMES = [GamesPerPlayer, GamesPerIp]
 AUTH = [AuthPerIp, AuthPerIpHourly]
+ACCOUNT = [AccountPerPlayer, AuthPerIp]

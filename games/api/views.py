@@ -6,7 +6,7 @@ turns them, and DRF's own exceptions, into the error body of docs/api.md.
 
 from __future__ import annotations
 
-from django.contrib.auth import login, logout
+from django.contrib.auth import login, logout, update_session_auth_hash
 from django.middleware.csrf import get_token
 from django.utils.translation import gettext
 from drf_spectacular.utils import (
@@ -16,16 +16,17 @@ from drf_spectacular.utils import (
     inline_serializer,
 )
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import NotAuthenticated, NotFound
 from rest_framework.permissions import AllowAny, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from core.errors import ErrorCode as E
+from core.errors import ServiceError
 from games import payloads, selectors, services
 from games.api import docs, throttles
 from games.api.base import ApiView, check_same_origin, json_object
-from games.models import Player
+from games.models import ApiToken, Player
 
 
 def _player(request: Request) -> Player | None:
@@ -112,18 +113,43 @@ class LoginView(ApiView):
 class LogoutView(ApiView):
     @extend_schema(
         tags=["auth"],
-        summary="Log the session out (tokens stay valid; anonymous callers get 204 too)",
-        request=None,
-        responses=docs.responses({204: OpenApiResponse(description="Logged out.")}, E.FORBIDDEN),
+        summary="Log the session out; with everywhere, end every session and token of the player",
+        request=docs.LogoutBody,
+        responses=docs.responses(
+            {204: OpenApiResponse(description="Logged out.")},
+            E.INVALID,
+            E.NOT_AUTHENTICATED,
+            E.FORBIDDEN,
+        ),
     )
     def post(self, request: Request) -> Response:
+        everywhere = json_object(request).get("everywhere", False)
+        if not isinstance(everywhere, bool):
+            raise ServiceError(
+                E.INVALID, gettext("everywhere is true or false."), field="everywhere"
+            )
+        player = _player(request)
+        if everywhere:
+            if player is None:
+                raise NotAuthenticated()
+            services.player_sign_out_everywhere(player=player)
         logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-class MeView(ApiView):
-    permission_classes = [IsAuthenticated]
+class AccountView(ApiView):
+    """A view of one's own account: signed-in players only; writes counted per player."""
 
+    permission_classes = [IsAuthenticated]
+    limited_reads = False
+
+    def get_throttles(self) -> list:  # type: ignore[type-arg]
+        if self.request.method in ("GET", "HEAD") and not self.limited_reads:
+            return []
+        return [throttle() for throttle in throttles.ACCOUNT]
+
+
+class MeView(AccountView):
     @extend_schema(
         tags=["auth"],
         summary="The current player",
@@ -131,6 +157,126 @@ class MeView(ApiView):
     )
     def get(self, request: Request) -> Response:
         return Response(payloads.player_payload(request.user))  # type: ignore[arg-type]
+
+    @extend_schema(
+        tags=["auth"],
+        summary="Delete one's account: results stay, anonymised; sessions and tokens end",
+        request=docs.DeleteBody,
+        responses=docs.responses(
+            {204: OpenApiResponse(description="Deleted.")},
+            E.INVALID,
+            E.NOT_AUTHENTICATED,
+            E.FORBIDDEN,
+            E.RATE_LIMITED,
+        ),
+    )
+    def delete(self, request: Request) -> Response:
+        body = json_object(request)
+        services.player_delete(
+            player=request.user,  # type: ignore[arg-type]
+            confirm=body.get("confirm"),
+            password=body.get("password"),
+        )
+        logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MePasswordView(AccountView):
+    @extend_schema(
+        tags=["auth"],
+        summary="Set a password (a guest keeps the account) or change it",
+        request=docs.PasswordBody,
+        responses=docs.responses(
+            {200: docs.PlayerBody}, E.INVALID, E.NOT_AUTHENTICATED, E.FORBIDDEN, E.RATE_LIMITED
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        body = json_object(request)
+        player = services.player_set_password(
+            player=request.user,  # type: ignore[arg-type]
+            password=body.get("password"),
+            current_password=body.get("current_password"),
+        )
+        if request.auth is None:  # signed in by the session: it goes on with the new password
+            update_session_auth_hash(request._request, player)
+        return Response(payloads.player_payload(player))
+
+
+class MeTokensView(AccountView):
+    @extend_schema(
+        tags=["auth"],
+        summary="The player's live API tokens (never their secrets)",
+        responses=docs.responses({200: docs.TokenListBody}, E.NOT_AUTHENTICATED),
+    )
+    def get(self, request: Request) -> Response:
+        return Response(selectors.player_tokens(request.user, current=request.auth))  # type: ignore[arg-type]
+
+    @extend_schema(
+        tags=["auth"],
+        summary="Rotate: a new token; the one this request came with (if any) ends",
+        request=None,
+        responses=docs.responses(
+            {201: docs.NewTokenBody}, E.NOT_AUTHENTICATED, E.FORBIDDEN, E.RATE_LIMITED
+        ),
+    )
+    def post(self, request: Request) -> Response:
+        current = request.auth if isinstance(request.auth, ApiToken) else None
+        token, secret = services.token_rotate(player=request.user, current=current)  # type: ignore[arg-type]
+        body = {
+            "token": secret,
+            "id": token.pk,
+            "created_at": payloads.iso(token.created_at),
+            "expires_at": payloads.iso(token.expires_at),
+        }
+        return Response(body, status=status.HTTP_201_CREATED)
+
+    @extend_schema(
+        tags=["auth"],
+        summary="End every API token of the player (sessions stay)",
+        request=None,
+        responses=docs.responses(
+            {204: OpenApiResponse(description="Revoked.")},
+            E.NOT_AUTHENTICATED,
+            E.FORBIDDEN,
+            E.RATE_LIMITED,
+        ),
+    )
+    def delete(self, request: Request) -> Response:
+        services.tokens_revoke_all(player=request.user)  # type: ignore[arg-type]
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeTokenView(AccountView):
+    @extend_schema(
+        tags=["auth"],
+        summary="End one API token of the player",
+        operation_id="me_token_revoke",
+        request=None,
+        responses=docs.responses(
+            {204: OpenApiResponse(description="Revoked.")},
+            E.NOT_AUTHENTICATED,
+            E.NOT_FOUND,
+            E.FORBIDDEN,
+            E.RATE_LIMITED,
+        ),
+    )
+    def delete(self, request: Request, token_id: int) -> Response:
+        services.token_revoke(player=request.user, token_id=token_id)  # type: ignore[arg-type]
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeExportView(AccountView):
+    limited_reads = True
+
+    @extend_schema(
+        tags=["auth"],
+        summary="Everything kept about the player, as JSON (no token secret, no secret seed)",
+        responses=docs.responses({200: docs.ExportBody}, E.NOT_AUTHENTICATED, E.RATE_LIMITED),
+    )
+    def get(self, request: Request) -> Response:
+        body = selectors.player_export(request.user)  # type: ignore[arg-type]
+        headers = {"Content-Disposition": 'attachment; filename="daily-patience-account.json"'}
+        return Response(body, headers=headers)
 
 
 class MyGamesView(ApiView):

@@ -6,6 +6,7 @@ consumers call the same functions.
 """
 
 from games.positions import position as engine_state
+from games.services.accounts import player_delete, player_set_password
 from games.services.batches import move_play
 from games.services.catalogue import variants_load
 from games.services.days import daily_list, deal_of_day
@@ -37,6 +38,12 @@ from games.services.players import (
     player_register,
     player_token,
 )
+from games.services.tokens import (
+    player_sign_out_everywhere,
+    token_revoke,
+    token_rotate,
+    tokens_revoke_all,
+)
 
 __all__ = [
     "check_move",
@@ -62,8 +69,14 @@ __all__ = [
     "is_nickname",
     "move_play",
     "player_create_guest",
+    "player_delete",
     "player_login",
     "player_register",
+    "player_set_password",
+    "player_sign_out_everywhere",
     "player_token",
+    "token_revoke",
+    "token_rotate",
+    "tokens_revoke_all",
     "variants_load",
 ]

@@ -11,8 +11,8 @@ def variants_load(*, include_extras: bool = False, update: bool = False) -> dict
 
     Launch variants, and the classics shipped as dailies (``daily``), are enabled and daily; the
     further ones (``include_extras``) arrive disabled, for admins to offer when they choose.
-    Existing rows keep admins' edits unless ``update``; one that has no translations yet gets
-    the document's.
+    Existing rows keep admins' edits unless ``update``; each language of the document that a row
+    does not translate yet is added to its translations (an admin's are kept).
     """
     report = {}
     for entry in catalogue():
@@ -38,8 +38,13 @@ def variants_load(*, include_extras: bool = False, update: bool = False) -> dict
         elif update:
             Variant.objects.filter(pk=variant.pk).update(**fields)
             report[entry["slug"]] = "updated"
-        elif not variant.translations and fields["translations"]:
-            Variant.objects.filter(pk=variant.pk).update(translations=fields["translations"])
+        elif added := {
+            code: words
+            for code, words in fields["translations"].items()
+            if code not in (variant.translations or {})
+        }:
+            translations = {**(variant.translations or {}), **added}
+            Variant.objects.filter(pk=variant.pk).update(translations=translations)
             report[entry["slug"]] = "kept (translations added)"
         else:
             report[entry["slug"]] = "kept"

@@ -23,7 +23,7 @@ from django.utils.translation import gettext
 from core.errors import ErrorCode, ServiceError
 from games import clock, payloads, selectors
 from games.models import Deal
-from games.services.deals import daily_deals, deal_get_or_create
+from games.services.deals import daily_deals, deal_get_or_create, deals_publish
 from games.services.games import games_close_expired
 
 _built: dict[str, Any] = {"day": None, "at": 0.0, "entries": None}
@@ -42,9 +42,15 @@ def daily_list() -> list[dict[str, Any]]:
     with _building:  # one thread builds it; the others then take what it built
         if seconds > 0 and _built["day"] == day and time.monotonic() - _built["at"] < seconds:
             return _built["entries"]
+        deals = daily_deals(date=day)
+        # Tomorrow's commitment is about to be shown: from now on that deal never changes.
+        published = deals_publish(deal_ids=[next_.pk for _, next_ in deals if next_ is not None])
+        for _, next_ in deals:
+            if next_ is not None:
+                next_.commitment = published[next_.pk]
         entries = [
             {**selectors.daily_entry(today), "next": payloads.next_deal_payload(tomorrow)}
-            for today, tomorrow in daily_deals(date=day)
+            for today, tomorrow in deals
         ]
         _built.update(day=day, at=time.monotonic(), entries=entries)
         return entries

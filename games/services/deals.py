@@ -158,7 +158,24 @@ def deals_check() -> list[Deal]:
     return [deal_check(deal_=waiting_deal) for waiting_deal in list(waiting)]
 
 
+def deals_publish(*, deal_ids: list[int]) -> dict[int, str]:
+    """Mark deals whose commitment an API answer is about to show as published (frozen from then
+    on: ``_check_regenerable`` refuses them), and return their commitments as they stand once
+    marked, which is what the answer must show: a regeneration that committed before the mark
+    is shown, and none can commit after it."""
+    if not deal_ids:
+        return {}
+    Deal.objects.filter(pk__in=deal_ids, published_at__isnull=True).update(published_at=clock.now())
+    return dict(Deal.objects.filter(pk__in=deal_ids).values_list("pk", "commitment"))
+
+
 def _check_regenerable(deal_: Deal) -> None:
+    if deal_.published_at is not None:
+        raise ServiceError(
+            ErrorCode.INVALID,
+            f"The commitment of the deal of {deal_.date.isoformat()} has been published: "
+            "the deal never changes.",
+        )
     if deal_.date <= clock.today():
         raise ServiceError(
             ErrorCode.INVALID,

@@ -10,11 +10,11 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.utils.translation import gettext, gettext_lazy
-from rest_framework.authtoken.models import Token
 
 from core.errors import ErrorCode, ServiceError
 from core.text import is_text
 from games.models import Player
+from games.services.tokens import token_issue
 
 NICKNAME = re.compile(r"[A-Za-z0-9_-]{3,24}")
 NICKNAME_RULE = gettext_lazy("A nickname is 3 to 24 letters, digits, '_' or '-'.")
@@ -29,12 +29,24 @@ def check_nickname(nickname: Any) -> str:
     """Return a valid, free nickname; raise ``invalid`` otherwise (taken in any case)."""
     if not is_nickname(nickname):
         raise ServiceError(ErrorCode.INVALID, NICKNAME_RULE, field="nickname")
-    if Player.objects.filter(nickname__iexact=nickname).exists():
+    if nickname.lower().startswith("deleted-"):
         raise ServiceError(
             ErrorCode.INVALID,
-            gettext("The nickname {nickname!r} is taken.").format(nickname=nickname),
+            gettext("Nicknames beginning with 'deleted-' are kept for deleted accounts."),
             field="nickname",
         )
+    taken = Player.objects.filter(nickname__iexact=nickname).values_list("is_guest", flat=True)
+    for guest in taken[:1]:
+        if guest:
+            sentence = gettext(
+                "The nickname {nickname!r} is taken by a guest account. A guest account has no "
+                "password, so only the browser that made it plays as it: choose another nickname."
+            )
+        else:
+            sentence = gettext(
+                "The nickname {nickname!r} is taken. If it is yours, log in with its password."
+            )
+        raise ServiceError(ErrorCode.INVALID, sentence.format(nickname=nickname), field="nickname")
     return nickname
 
 
@@ -81,11 +93,22 @@ def player_login(*, request: Any, nickname: Any, password: Any) -> Player:
         raise ServiceError(ErrorCode.NOT_AUTHENTICATED, gettext("Wrong nickname or password."))
     player = authenticate(request, nickname=nickname, password=password)
     if player is None:
+        guest = Player.objects.filter(
+            nickname__iexact=nickname, is_guest=True, deleted_at__isnull=True
+        ).exists()
+        if guest:
+            raise ServiceError(
+                ErrorCode.NOT_AUTHENTICATED,
+                gettext(
+                    "{nickname!r} is a guest account with no password: it cannot log in. A "
+                    "guest keeps their account by setting a password before logging out."
+                ).format(nickname=nickname),
+            )
         raise ServiceError(ErrorCode.NOT_AUTHENTICATED, gettext("Wrong nickname or password."))
     return player  # type: ignore[return-value]
 
 
 def player_token(*, player: Player) -> str:
-    """Return the API token of a player, creating it on first use."""
-    token, _ = Token.objects.get_or_create(user=player)
-    return token.key
+    """Issue a new API token for a player signing in; return its secret (shown this once)."""
+    _token, secret = token_issue(player=player)
+    return secret

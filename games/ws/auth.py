@@ -1,6 +1,6 @@
 """Who is connecting to a socket, and from which page.
 
-Browsers authenticate by their session cookie; other clients give their DRF token as
+Browsers authenticate by their session cookie; other clients give their API token as
 ``?token=<token>`` in the URL or as an ``Authorization: Token <token>`` header. A token, when
 given, wins over the session; one that names no active player leaves the connection anonymous.
 ``PlayerAuthMiddleware`` sets in the scope:
@@ -13,8 +13,8 @@ given, wins over the session; one that names no active player leaves the connect
 
 Untrusted text (tokens, session keys) is checked against its shape before it can reach a query,
 so a NUL or any junk byte is simply a bad credential. Token lookups are cached in process for
-``TOKEN_CACHE_SECONDS`` (at most ``TOKEN_CACHE_SIZE`` tokens): a deactivated player or a deleted
-token loses access to new sockets within that time.
+``TOKEN_CACHE_SECONDS`` (at most ``TOKEN_CACHE_SIZE`` tokens): a deactivated or deleted player, or a
+revoked or expired token, loses access to new sockets within that time.
 """
 
 from __future__ import annotations
@@ -32,8 +32,9 @@ from django.conf import settings
 from django.contrib.auth.models import AnonymousUser
 from django.db import InterfaceError, OperationalError
 from django.http.request import validate_host
-from rest_framework.authtoken.models import Token
 
+from core import breaker
+from games.services.tokens import token_authenticate
 from games.ws.base import in_thread
 
 TOKEN_KEYWORD = "token"
@@ -131,10 +132,8 @@ def forget_tokens() -> None:
 
 
 def _lookup_token(key: str) -> Any:
-    token = Token.objects.select_related("user").filter(key=key).first()
-    if token is None or not token.user.is_active:
-        return None
-    return token.user
+    token = token_authenticate(key)
+    return None if token is None else token.player
 
 
 async def user_of_token(key: str) -> Any:
@@ -164,6 +163,7 @@ class PlayerAuthMiddleware(BaseMiddleware):
         scope = dict(scope, origin=origin_of(scope), auth_error=None, auth_method=None)
         user: Any = AnonymousUser()
         try:
+            breaker.check()  # PostgreSQL known down: no lookup, the socket answers unavailable
             key = token_from_scope(scope)
             if key is not None:
                 user, method = await user_of_token(key), "token"

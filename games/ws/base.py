@@ -11,7 +11,8 @@ calls ``open()``. A refusal is one path, ``refuse(error)``: an error frame
  4404  ``not_found``: no such game or deal, or no such socket path
  4429  ``rate_limited``: too many frames (``games.ws.limits``)
  1009  ``invalid``: a frame larger than ``MAX_FRAME_BYTES``
- 1011  ``unavailable``: the database or the channel layer cannot serve the socket now;
+ 1011  ``unavailable``: the database cannot serve the socket now (Redis away closes no socket:
+       its pushes pause until the channel layer answers again);
        ``server_error``: the server failed while opening the socket
 ====== ==========================================================================
 
@@ -46,7 +47,7 @@ from django.db import InterfaceError, OperationalError, connections
 from django.utils import translation
 from django.utils.translation import gettext
 
-from core import metrics, redis_client
+from core import breaker, logcontext, metrics, redis_client
 from core.errors import ErrorCode, ServiceError
 from core.languages import scope_language
 from games.ws import limits
@@ -60,6 +61,10 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_RATE_LIMITED = 4429
 MAX_FRAME_BYTES = 64 * 1024
 CANCEL_AGAIN_SECONDS = 0.05
+# While the channel layer's Redis is away a socket stays open and tries its layer again this
+# often, once the layer's pause is over (``core.redis_client.layer_is_down``).
+LAYER_RETRY_SECONDS = 1.0
+PUSHES_PAUSE = "pushes to sockets pause"
 UNAVAILABLE = ErrorCode.UNAVAILABLE.value
 
 
@@ -81,7 +86,17 @@ _CLOSE_CODES = {
     ErrorCode.FORBIDDEN: CLOSE_FORBIDDEN,
     ErrorCode.NOT_FOUND: CLOSE_NOT_FOUND,
     ErrorCode.RATE_LIMITED: CLOSE_RATE_LIMITED,
+    ErrorCode.NOT_MEMBER: CLOSE_FORBIDDEN,
+    ErrorCode.LEAGUE_CLOSED: CLOSE_FORBIDDEN,
 }
+# Faults of the database: the breaker is told (``core.breaker``).
+DATABASE_FAULTS: tuple[type[BaseException], ...] = (
+    OperationalError,
+    InterfaceError,
+    psycopg.OperationalError,
+    psycopg.InterfaceError,
+    psycopg_pool.PoolTimeout,
+)
 # Faults of the services the socket needs: the socket cannot be served now.
 FAULTS: tuple[type[BaseException], ...] = (
     redis_client.Unavailable,
@@ -213,13 +228,16 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
     counted_open = False  # counted in core.metrics.SOCKETS_OPEN until it disconnects
     bucket: limits.FrameBucket | None = None
     _layer_failed = False
+    _rejoin = False  # the group must be joined again once the layer is back
 
     # --- the consumer's life -------------------------------------------------------------
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
-        """Run as Channels does, but a channel layer that fails ends the socket 1011."""
+        """Run as Channels does, but a channel layer that fails ends the socket 1011 (its Redis
+        being away does not: the socket waits for it, ``_layer_receive``)."""
         self.scope = scope
         self.language = scope_language(scope)
+        self.enter_log_context()
         self.channel_layer = get_channel_layer(self.channel_layer_alias)
         self.base_send = send
         sources = [receive]
@@ -229,18 +247,53 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
         with contextlib.suppress(StopConsumer):
             await dispatch_until_stopped(sources, self.dispatch)
 
+    def enter_log_context(self) -> None:
+        """Name this socket, its player and its game in every line logged while it is served
+        (``core.logcontext``: the connection's task and what it starts)."""
+        logcontext.socket_id.set(logcontext.new_id())
+        user = self.scope.get("user")
+        if user is not None and getattr(user, "is_authenticated", False):
+            logcontext.player_id.set(user.pk)
+        kwargs = self.scope.get("url_route", {}).get("kwargs", {})
+        if "game_id" in kwargs:
+            logcontext.game_id.set(str(kwargs["game_id"]))
+
     async def _layer_receive(self) -> dict[str, Any]:
+        """Return the socket's next channel-layer message.
+
+        While the layer's Redis is away the socket stays open and its pushes pause: the outage
+        is logged once (``core.redis_client``), the layer is tried again every
+        ``LAYER_RETRY_SECONDS`` once its pause is over (``layer_is_down``), and the socket joins
+        its group again (a restarted Redis has forgotten it) before it receives. Any other
+        failure of the layer closes the socket 1011.
+        """
         if self._layer_failed:
             await asyncio.Event().wait()  # never again; the socket is closing
-        try:
-            return await self.channel_layer.receive(self.channel_name)
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            metrics.CHANNEL_LAYER_FAILURES.labels(what="receive").inc()
-            logger.exception("the channel layer failed for %s", self.channel_name)
-            self._layer_failed = True
-            return {"type": "patience.layer_failed"}
+        while True:
+            try:
+                if self._rejoin:  # the layer failed: wait for it, join again, then receive
+                    while redis_client.layer_is_down():
+                        await asyncio.sleep(LAYER_RETRY_SECONDS)
+                    await self.rejoin()
+                return await self.channel_layer.receive(self.channel_name)
+            except asyncio.CancelledError:
+                raise
+            except redis_client.LAYER_FAULTS as error:
+                metrics.CHANNEL_LAYER_FAILURES.labels(what="receive").inc()
+                redis_client.report(error, what=PUSHES_PAUSE)
+                self._rejoin = True
+                await asyncio.sleep(LAYER_RETRY_SECONDS)
+            except Exception:
+                metrics.CHANNEL_LAYER_FAILURES.labels(what="receive").inc()
+                logger.exception("the channel layer failed for %s", self.channel_name)
+                self._layer_failed = True
+                return {"type": "patience.layer_failed"}
+
+    async def rejoin(self) -> None:
+        """Join the socket's group again (raise while the layer is still away)."""
+        if self.group is not None:
+            await self.channel_layer.group_add(self.group, self.channel_name)
+        self._rejoin = False
 
     async def patience_layer_failed(self, message: dict[str, Any]) -> None:
         await self.close_unavailable()
@@ -268,7 +321,7 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
     async def websocket_connect(self, message: dict[str, Any]) -> None:
         await self.accept()
         self.accepted = True
-        if self.scope.get("auth_error") == UNAVAILABLE:
+        if self.scope.get("auth_error") == UNAVAILABLE or breaker.is_open():
             await self.close_unavailable()
             return
         refusal = self.check_scope()
@@ -303,6 +356,8 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
             metrics.SOCKETS_OPEN.labels(kind=self.kind).dec()
         try:
             await self.disconnect(message.get("code", 1000))
+        except redis_client.LAYER_FAULTS as error:  # a dead layer forgets the group by itself
+            redis_client.report(error, what=PUSHES_PAUSE)
         except Exception:
             logger.exception("leaving the socket's group failed")
         raise StopConsumer()
@@ -313,8 +368,13 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(group, self.channel_name)
 
     async def join(self, group: str) -> None:
-        await self.channel_layer.group_add(group, self.channel_name)
+        """Join ``group``; while the layer's Redis is away, join it once the layer is back."""
         self.group = group
+        try:
+            await self.channel_layer.group_add(group, self.channel_name)
+        except redis_client.LAYER_FAULTS as error:
+            redis_client.report(error, what=PUSHES_PAUSE)
+            self._rejoin = True
 
     # --- answering -----------------------------------------------------------------------
 
@@ -344,7 +404,12 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
     async def fail(self, error: Exception) -> None:
         """Answer an exception of a handler (see the module docstring)."""
         if isinstance(error, FAULTS):
-            logger.warning("socket %s cannot be served: %r", self.channel_name, error)
+            # Logged once an outage, by the breaker that the fault is handed to.
+            if isinstance(error, DATABASE_FAULTS):
+                breaker.report(error)
+            elif isinstance(error, redis_client.LAYER_FAULTS):
+                redis_client.report(error, what=PUSHES_PAUSE)
+            logger.debug("socket %s cannot be served: %r", self.channel_name, error)
             await self.close_unavailable()
             return
         logger.exception("socket %s failed", self.channel_name, exc_info=error)

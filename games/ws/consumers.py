@@ -29,7 +29,7 @@ from typing import Any
 
 from django.utils.translation import gettext
 
-from core import metrics
+from core import breaker, metrics, redis_client
 from core.errors import ErrorCode, ServiceError
 from games import positions, selectors, services
 from games.models import Game
@@ -147,6 +147,7 @@ class GameConsumer(PatienceConsumer):
         finally:
             await self.count_frame()  # every frame counts, a malformed one too
         player = self.scope["user"]
+        breaker.check()  # PostgreSQL known down: answered unavailable at once
         if kind == "move":
             try:
                 game = await services.move_play(
@@ -203,6 +204,8 @@ class GameConsumer(PatienceConsumer):
         """Answer an ordinary move written on the loop, then push it to the game's other tabs."""
         answer = game_payload(game)
         await self.send_game(answer)
+        if redis_client.pushes_pause():
+            return  # the other tabs' pushes pause while Redis is away
         if await tabs.aothers_open(self.game_id):
             await pushes.announce_game(answer)
 
@@ -231,6 +234,8 @@ class GameConsumer(PatienceConsumer):
             await self.send_error(answer, **echo)
         else:
             await self.send_game(answer)
+        if others and redis_client.pushes_pause():
+            return  # the other tabs' pushes pause while Redis is away
         for game in others:
             await pushes.announce_game(game)
 

@@ -33,7 +33,7 @@ from typing import Any
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import get_channel_layer
 
-from core import metrics
+from core import metrics, redis_client
 from games.models import Game
 from games.payloads import game_payload
 
@@ -43,6 +43,7 @@ _collected: contextvars.ContextVar[list[Game] | None] = contextvars.ContextVar(
     "games_pushes_collected", default=None
 )
 _tasks: set[asyncio.Task[None]] = set()
+PAUSED = "pushes to a game's other tabs pause"
 
 
 def game_group(game_id: str) -> str:
@@ -54,12 +55,17 @@ async def announce_game(game: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
+    if redis_client.layer_is_down():
+        return  # pushes pause while the layer's Redis is away; a tab's next answer carries it
     group = game_group(game["id"])
     try:
         await layer.group_send(group, {"type": "game.update", "game": game})
-    except Exception:  # the write is committed; a lost notification must not undo it
+    except Exception as error:  # the write is committed; a lost notification must not undo it
         metrics.CHANNEL_LAYER_FAILURES.labels(what="game_push").inc()
-        logger.exception("could not notify %s", group)
+        if isinstance(error, redis_client.LAYER_FAULTS):
+            redis_client.report(error, what=PAUSED)  # logged once an outage
+        else:
+            logger.exception("could not notify %s", group)
 
 
 @contextlib.contextmanager

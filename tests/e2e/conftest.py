@@ -180,7 +180,8 @@ def browser() -> Iterator[Any]:
 @pytest.fixture
 def new_page(browser: Any, server: str) -> Iterator[Any]:
     """Return a factory of pages, each in its own context (its own cookies), at 1280×800 or
-    ``viewport`` (width, height), with any other option of a Playwright context (``has_touch``);
+    ``viewport`` (width, height), with any other option of a Playwright context (``has_touch``,
+    ``color_scheme``: dark unless given);
     a JavaScript error or a console error fails the test, but for the console errors that match
     one of ``expected_console`` (the browser's own log of an answer the test provoked, such as
     "Failed to load resource: … 503")."""
@@ -194,6 +195,9 @@ def new_page(browser: Any, server: str) -> Iterator[Any]:
     ) -> Any:
         width, height = viewport
         size = {"width": width, "height": height}
+        # The page follows the system's theme, and Playwright's system is light: the pages are
+        # seen in the dark felt theme unless a test asks for another ``color_scheme``.
+        options.setdefault("color_scheme", "dark")
         context = browser.new_context(viewport=size, base_url=server, **options)
         context.set_default_timeout(10_000)
         contexts.append(context)

@@ -49,9 +49,10 @@ def screenshot(page: Any, name: str) -> None:
     page.evaluate("document.body.style.background = ''")
 
 
-def in_french(page: Any, server: str) -> None:
-    """Choose French for the page (the language cookie), whatever the browser's own locale."""
-    page.context.add_cookies([{"name": "django_language", "value": "fr", "url": server}])
+def in_french(page: Any, server: str, language: str = "fr") -> None:
+    """Choose French (or ``language``) for the page (the language cookie), whatever the
+    browser's own locale."""
+    page.context.add_cookies([{"name": "django_language", "value": language, "url": server}])
 
 
 def box(page: Any, selector: str) -> dict[str, float]:
@@ -75,8 +76,8 @@ def test_the_replay_lays_out_the_board_as_wide_and_about_as_tall_as_the_table(
     # given a finished practice game of Castile (its thirteen piles drew one column in a replay)
     options = PHONE if device == "phone" else LAPTOP
     page = new_page(**options)
-    if language == "fr":
-        in_french(page, server)
+    if language != "en":
+        in_french(page, server, language)
     join_as_guest(page, nickname("Wide"))
     game = call(page, "POST", "/api/games/", {"variant": "castile", "mode": "practice"})
     game = play_moves(page, game, 3)
@@ -101,14 +102,14 @@ def test_the_replay_lays_out_the_board_as_wide_and_about_as_tall_as_the_table(
     assert page.evaluate("window.scrollY") == 0
 
 
-@pytest.mark.parametrize("language", ["en", "fr"])
+@pytest.mark.parametrize("language", ["en", "fr", "es"])
 def test_the_phone_leaderboard_never_scrolls_sideways_and_the_feed_counts_moves(
     new_page: Any, server: str, language: str
 ) -> None:
     # given a player whose nickname is as long as may be, on the leaderboard of today's Castile
     page = new_page(**PHONE)
-    if language == "fr":
-        in_french(page, server)
+    if language != "en":
+        in_french(page, server, language)
     name = nickname("Longest_nickname_") + "_" * 4
     join_as_guest(page, name)
     game = call(page, "POST", "/api/games/", {"variant": "castile", "mode": "daily"})
@@ -117,7 +118,11 @@ def test_the_phone_leaderboard_never_scrolls_sideways_and_the_feed_counts_moves(
     # when they play two moves, then the live feed counts them as moves
     game = play_moves(page, game, 2)
     feed = page.locator("#live-feed li").first
-    words = {"en": " home, 2 moves", "fr": " aux fondations, 2 coups"}[language]
+    words = {
+        "en": " home, 2 moves",
+        "fr": " aux fondations, 2 coups",
+        "es": " en las fundaciones, 2 jugadas",
+    }[language]
     page.wait_for_function(
         "words => document.querySelector('#live-feed li')?.textContent.includes(words)", arg=words
     )

@@ -42,7 +42,7 @@ def test_a_french_browser_reads_french_then_switches_to_english_for_good(french_
     page.goto("/")
     text = home(page, "Castille", "Cerf-volant", "Canfield quadruple")
     assert page.get_attribute("html", "lang") == "fr"
-    assert page.inner_text("header nav") == "Les donnes du jour"
+    assert page.inner_text("header nav").split() == ["Les", "donnes", "du", "jour", "Ligues"]
     assert page.inner_text("#play-as-guest") == "Jouer en invité"
     assert page.get_attribute("#identity-nickname", "placeholder") == "Pseudo"
     assert "Box Kite" not in text

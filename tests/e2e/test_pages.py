@@ -3,6 +3,7 @@ live board, the replay viewer, the player page and the calendar of past days."""
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import re
 from typing import Any
@@ -133,6 +134,12 @@ def test_a_finished_daily_shows_rank_streak_and_a_spoiler_free_share_text(new_pa
     assert history.locator("a.replay-link").count() == 1
     assert page.locator("#player-chart svg rect.bar").count() == 1
     assert "resigned" in page.locator("#chart-desc").text_content()
+    # and the chart has its axes: the share of cards home, and the day under the bar
+    assert page.locator("#player-chart .chart-y").inner_text().split() == ["100%", "50%", "0%"]
+    day = dt.date.fromisoformat(game["date"])
+    assert page.locator("#player-chart .chart-x").inner_text() == f"{day:%b} {day.day}"
+    axes = page.locator("#player-chart .chart-axis-title").all_inner_texts()
+    assert axes == ["Cards home", "Day"]
 
     # when they open the past days of Castile, then today links to its board
     page.goto("/#/days/castile")

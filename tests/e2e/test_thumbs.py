@@ -24,6 +24,14 @@ CONTROLS_JS = """() => [...document.querySelectorAll('.controls button, .control
   .map((el) => { const r = el.getBoundingClientRect();
     return {id: el.id || el.htmlFor, w: r.width, h: r.height, top: r.top}; })"""
 
+# The rules link's size, and whether a tap at two corners and the middle of its box reaches it.
+RULES_LINK_JS = """() => { const a = document.getElementById('rules-link');
+  const r = a.getBoundingClientRect();
+  const points = [[r.left + 2, r.top + 2], [r.right - 2, r.bottom - 2],
+    [r.left + r.width / 2, r.top + r.height / 2]];
+  return {w: r.width, h: r.height,
+    hits: points.map(([x, y]) => a.contains(document.elementFromPoint(x, y)))}; }"""
+
 
 def open_table(new_page: Any, variant: str = VARIANT, **options: Any) -> Table:
     seed, state = playable_seed(variant)
@@ -46,6 +54,10 @@ def test_phone_controls_take_a_thumb_on_one_row_and_the_board_starts_high(new_pa
     small = [c for c in controls if c["w"] < 44 or c["h"] < 44]
     assert small == [], f"controls smaller than 44×44 px: {small}"
     assert len({round(c["top"]) for c in controls}) == 1, f"controls on several rows: {controls}"
+    # and the rules link takes a thumb too: a tap at its corners and its middle reaches it
+    link = page.evaluate(RULES_LINK_JS)
+    assert link["w"] >= 44 and link["h"] >= 44, f"the rules link is {link['w']}×{link['h']} px"
+    assert link["hits"] == [True, True, True], "a tap on the rules link lands on another element"
     # and the board starts well above where the wrapped controls pushed it (the table's goal,
     # one folded line on a phone, came after that measure: its height is not the controls'),
     # the page not wider

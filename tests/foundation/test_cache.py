@@ -129,6 +129,23 @@ def test_socket_frame_limits_let_frames_through_when_redis_is_dead(
     assert finishes(lambda: limits.check_player(7)) is None
 
 
+def test_while_redis_is_dead_the_rate_limit_counts_in_the_process(throwaway_redis, settings):
+    from core import ratelimits, redis_client
+
+    settings.REDIS_URL = throwaway_redis.url
+    redis_client.reset()
+    ratelimits.reset_memory()
+    throwaway_redis.kill()
+
+    try:
+        verdicts = [ratelimits.hit("dead-redis", limit=2, seconds=60).allowed for _ in range(3)]
+    finally:
+        redis_client.reset()
+        ratelimits.reset_memory()
+
+    assert verdicts == [True, True, False]
+
+
 @pytest.mark.django_db
 def test_the_health_check_reports_a_paused_redis_without_hanging(throwaway_redis, settings):
     settings.REDIS_URL = throwaway_redis.url
@@ -139,5 +156,27 @@ def test_the_health_check_reports_a_paused_redis_without_hanging(throwaway_redis
 
     answer = finishes(lambda: APIClient().get("/healthz"))
 
-    assert answer.status_code == 503
-    assert answer.json()["detail"] == "Unreachable: redis."
+    assert answer.status_code == 200
+    assert answer.json()["status"] == "degraded"
+    assert answer.json()["redis"] == {"ok": False, "configured": True}
+
+
+def test_a_cache_outage_is_one_line_not_a_traceback_per_call(
+    redis_cache, throwaway_redis, settings, caplog
+) -> None:
+    from core import redis_client
+
+    settings.REDIS_URL = throwaway_redis.url
+    redis_client.reset()
+    throwaway_redis.kill()
+
+    try:
+        with caplog.at_level("WARNING"):
+            for _ in range(3):
+                cache_round(redis_cache)
+    finally:
+        redis_client.reset()
+
+    assert not [record for record in caplog.records if record.name.startswith("django_redis")]
+    said = [record.getMessage() for record in caplog.records if record.name == "core.redis_client"]
+    assert len(said) == 1 and said[0].startswith("Redis unreachable (the cache misses)")

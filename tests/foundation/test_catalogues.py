@@ -1,7 +1,8 @@
 """The translation catalogues are complete and in step with the code (config.catalogues).
 
 The first two tests are the ones that fail when a new client text (``t("…")``) or a new server
-sentence (``gettext``) has no French yet: ``make messages`` then says what to translate.
+sentence (``gettext``) has no French or Spanish yet: ``make messages`` then says what to
+translate.
 """
 
 from __future__ import annotations
@@ -27,18 +28,23 @@ from config.catalogues import (
 FRENCH = LOCALE_DIR / "fr" / "LC_MESSAGES"
 
 
-def test_every_client_text_has_its_french_translation() -> None:
-    report = check_client("fr")
+@pytest.mark.parametrize("language", ["fr", "es"])
+def test_every_client_text_has_its_translation(language: str) -> None:
+    report = check_client(language)
 
-    assert report.missing == [], "run `make messages` and translate these in frontend/i18n/fr.json"
+    assert report.missing == [], (
+        f"run `make messages` and translate these in frontend/i18n/{language}.json"
+    )
     assert report.mismatched == []
     assert report.problems == []
 
 
-def test_every_server_sentence_has_its_french_translation_compiled() -> None:
-    report = check_po(FRENCH / "django.po", FRENCH / "django.mo")
+@pytest.mark.parametrize("language", ["fr", "es"])
+def test_every_server_sentence_has_its_translation_compiled(language: str) -> None:
+    messages = LOCALE_DIR / language / "LC_MESSAGES"
+    report = check_po(messages / "django.po", messages / "django.mo")
 
-    assert report.missing == [], "translate these in locale/fr/LC_MESSAGES/django.po"
+    assert report.missing == [], f"translate these in locale/{language}/LC_MESSAGES/django.po"
     assert report.mismatched == []
     assert report.problems == []
 

@@ -128,7 +128,7 @@ def test_the_web_health_check_asks_the_apps_health_url(config) -> None:
     test = config["services"]["web"]["healthcheck"]["test"]
 
     assert test[:3] == ["CMD", "python", "deploy/healthcheck.py"]
-    assert test[3] == "http://127.0.0.1:8000/healthz"
+    assert test[3] == "http://127.0.0.1:8000/readyz"
     assert (Path(settings.BASE_DIR) / "deploy" / "healthcheck.py").is_file()
 
 

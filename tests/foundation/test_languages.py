@@ -1,4 +1,5 @@
-"""The page in French and English: its language, its catalogue, and the language switch."""
+"""The page in English, French and Spanish: its language, its catalogue, and the language
+switch."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from core.languages import client_catalogue
 pytestmark = pytest.mark.django_db
 
 FRENCH = {"HTTP_ACCEPT_LANGUAGE": "fr-FR,fr;q=0.9,en;q=0.5"}
+SPANISH = {"HTTP_ACCEPT_LANGUAGE": "es-MX,es;q=0.9,en;q=0.5"}
 
 
 def embedded_catalogue(page: str) -> dict[str, str]:
@@ -44,12 +46,26 @@ def test_a_french_browser_gets_the_page_in_french_with_its_catalogue(client: Cli
     assert embedded_catalogue(page)["Play as guest"] == "Jouer en invité"
 
 
-def test_the_switch_offers_both_languages_and_marks_the_current_one(client: Client) -> None:
-    page = client.get("/", **FRENCH).content.decode()
+def test_a_spanish_browser_gets_the_page_in_spanish_with_its_catalogue(client: Client) -> None:
+    # when: a Mexican browser asks (es-MX falls back to es)
+    response = client.get("/", **SPANISH)
+
+    # then
+    page = response.content.decode()
+    assert response["Content-Language"] == "es"
+    assert '<html lang="es">' in page
+    assert "Repartos de hoy" in page
+    assert "Cada día, todos los jugadores reciben el mismo reparto" in page
+    assert embedded_catalogue(page) == client_catalogue("es")
+    assert embedded_catalogue(page)["Play as guest"] == "Jugar como invitado"
+
+
+def test_the_switch_offers_every_language_and_marks_the_current_one(client: Client) -> None:
+    page = client.get("/", **SPANISH).content.decode()
 
     buttons = re.findall(r'<button type="submit" name="language" value="(\w+)"[^>]*>([^<]+)<', page)
-    assert buttons == [("en", "English"), ("fr", "Français")]
-    assert re.search(r'value="fr" lang="fr"\s+class="link-button" aria-current="true"', page)
+    assert buttons == [("en", "English"), ("fr", "Français"), ("es", "Español")]
+    assert re.search(r'value="es" lang="es"\s+class="link-button" aria-current="true"', page)
     assert 'action="/i18n/setlang/"' in page
 
 
@@ -91,7 +107,7 @@ def test_a_language_the_service_does_not_speak_is_refused(client: Client, body) 
     answer = client.post("/i18n/setlang/", body, **FRENCH)
 
     assert answer.status_code == 400
-    assert answer.json() == {"error": "invalid", "detail": "La langue est l’une de : en, fr."}
+    assert answer.json() == {"error": "invalid", "detail": "La langue est l’une de : en, fr, es."}
     assert "django_language" not in answer.cookies
 
 

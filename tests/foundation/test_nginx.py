@@ -353,7 +353,7 @@ def test_in_front_of_the_service_https_is_enforced_and_sockets_connect(
     address = start_nginx(uvicorn(env).port)
 
     # when
-    health = request(address, "GET", "/healthz", {"Host": "play.example"})
+    health = request(address, "GET", "/readyz", {"Host": "play.example"})
     plain = request(address, "GET", "/api/variants/", {"Host": "play.example"})
     secure = request(
         address, "GET", "/api/variants/", {"Host": "play.example", "X-Forwarded-Proto": "https"}
@@ -362,7 +362,7 @@ def test_in_front_of_the_service_https_is_enforced_and_sockets_connect(
         first = json.loads(socket.recv(timeout=10))
 
     # then
-    assert health[0] == 200 and json.loads(health[2])["status"] == "ok"  # never redirected
+    assert health[0] == 404  # the probes are internal: never passed on, never redirected
     assert plain[0] == 301
     assert plain[1]["location"] == "https://play.example/api/variants/"
     assert secure[0] == 200
@@ -374,6 +374,21 @@ def test_the_metrics_are_not_passed_on_to_the_service() -> None:
     metrics = block(config_text(), "location = /metrics")
     assert "return 404" in metrics
     assert "proxy_pass" not in metrics
+
+
+def test_the_probes_are_not_passed_on_to_the_service() -> None:
+    probes = block(config_text(), 'location ~ "^/(livez|readyz|healthz)$"')
+    assert "return 404" in probes
+    assert "proxy_pass" not in probes
+
+
+@needs_nginx
+@pytest.mark.parametrize("path", ["/livez", "/readyz?x=1", "/healthz"])
+def test_a_public_client_asking_for_a_probe_gets_the_services_404(nginx, path) -> None:
+    status, _headers, body = request(nginx, "GET", path, {"Host": "play.example"})
+
+    assert status == 404
+    assert json.loads(body)["error"] == "not_found"
 
 
 @needs_nginx

@@ -1,5 +1,5 @@
-"""``python -m config.serve``: uvicorn's supervisor, with a listening socket per worker so that
-the kernel spreads connections over the workers (config/serve.py)."""
+"""``python -m config.serve``: a supervisor of ours over ``uvicorn.Server`` workers, each with a
+listening socket of its own so that the kernel spreads connections over them (config/serve.py)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,12 @@ import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
+import click
 import pytest
-from uvicorn.config import STARTUP_FAILURE, Config
+from uvicorn import Config
 
 from config import serve
+from config.serve import STARTUP_FAILURE
 from tests.net import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,12 +26,12 @@ HOST = "127.0.0.1"
 APP = "tests.foundation.serve_probe:app"
 
 
-def serve_command(port: int, *options: str) -> list[str]:
+def serve_command(port: int, *options: str, app: str = APP) -> list[str]:
     return [
         sys.executable,
         "-m",
         "config.serve",
-        APP,
+        app,
         "--host",
         HOST,
         "--port",
@@ -130,7 +132,7 @@ def test_each_worker_listens_on_a_socket_of_its_own(served) -> None:  # type: ig
     first, second = held.values()
     assert len(first) == len(second) == 1 and first != second
 
-    process.send_signal(signal.SIGTERM)  # uvicorn's supervisor stops its workers, as before
+    process.send_signal(signal.SIGTERM)  # the supervisor stops its workers gracefully
     assert process.wait(timeout=20) == 0
     assert not listening_inodes(port)
 
@@ -177,25 +179,52 @@ def test_a_second_copy_on_the_same_port_fails_at_start(served) -> None:  # type:
     assert "address already in use" in result.stderr.lower()
 
 
-def test_the_supervisor_hands_the_workers_its_port_and_keeps_no_socket() -> None:
-    config = Config(APP, host=HOST, port=0, workers=2)
-    bound = config.bind_socket()
-    chosen = bound.getsockname()[1]
-    supervisor = serve.supervise(config, [bound])
-    assert bound.fileno() == -1  # closed: the address is free for the workers
-    assert config.port == chosen  # the workers bind the port the option 0 chose
-    assert supervisor.sockets == []
+def test_sighup_replaces_every_worker_each_with_its_own_socket(served) -> None:  # type: ignore[no-untyped-def]
+    process, port = served
+    before = set(worker_listeners(process.pid, port))
+    process.send_signal(signal.SIGHUP)
+    wait_for(lambda: not before & set(worker_listeners(process.pid, port)))
+    wait_for(lambda: len(worker_listeners(process.pid, port)) == 2)
+    assert {answer_pid(port) for _ in range(40)} == set(worker_listeners(process.pid, port))
+
+
+def test_an_application_that_does_not_load_fails_at_start() -> None:
+    result = subprocess.run(
+        serve_command(free_port(), "--workers", "2", app="tests.foundation.nowhere:app"),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == STARTUP_FAILURE  # not a loop of restarts
+    assert "failed to start" in result.stderr
+
+
+def test_the_address_is_checked_then_each_worker_binds_it_with_so_reuseport() -> None:
+    chosen = serve.check_address(HOST, 0)  # released: the workers bind the port 0 chose
+    config = Config(APP, host=HOST, port=chosen, workers=2)
     first, second = serve.worker_socket(config), serve.worker_socket(config)
     try:
         first.listen()
         second.listen()  # both listen on one address: the kernel balances between them
         assert first.getsockname() == second.getsockname() == (HOST, chosen)
+        with pytest.raises(OSError):
+            serve.check_address(HOST, chosen)  # what the workers hold fails a second copy
     finally:
         first.close()
         second.close()
 
 
-def test_a_unix_socket_or_a_descriptor_is_served_as_uvicorn_does() -> None:
-    assert serve.balancing_applies(Config(APP, host=HOST, port=8000))
-    assert not serve.balancing_applies(Config(APP, uds="/tmp/patience.sock"))
-    assert not serve.balancing_applies(Config(APP, fd=3))
+def test_every_command_line_option_of_uvicorn_is_an_argument_of_its_config() -> None:
+    # the start-up check that a uvicorn release with another interface fails loudly
+    options = serve.parse_options([APP, "--workers", "2", "--ws-max-size", "131072"])
+    assert serve.config_options(options)["ws_max_size"] == 131072
+    with pytest.raises(click.UsageError, match="must learn them"):
+        serve.config_options({**options, "a_new_option": 1})
+
+
+def test_one_worker_a_unix_socket_or_a_descriptor_is_served_as_uvicorn_does() -> None:
+    assert serve.balancing_applies(Config(APP, host=HOST, port=8000, workers=2))
+    assert not serve.balancing_applies(Config(APP, host=HOST, port=8000, workers=1))
+    assert not serve.balancing_applies(Config(APP, uds="/tmp/patience.sock", workers=2))
+    assert not serve.balancing_applies(Config(APP, fd=3, workers=2))

@@ -9,7 +9,6 @@ from typing import Any
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
-from rest_framework.authtoken.models import Token
 
 from games import services
 from games.engine import legal_moves
@@ -20,7 +19,7 @@ from tests.socket_schemas import check_close, check_message
 def make_player(nickname: str) -> tuple[Player, str]:
     """Return a new guest and its API token."""
     player = services.player_create_guest(nickname=nickname)
-    return player, Token.objects.create(user=player).key
+    return player, services.player_token(player=player)
 
 
 def session_cookie(player: Player) -> tuple[bytes, bytes]:

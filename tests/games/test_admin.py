@@ -55,6 +55,21 @@ def test_a_valid_rules_edit_is_saved(staff_client, castile):
     assert castile.rules == rules
 
 
+def test_an_admin_names_a_variant_in_spanish_and_spanish_readers_see_it(staff_client, castile):
+    # given an admin's Spanish name and description
+    form = _form(castile, builtin_rules("castile"))
+    spanish = {"es": {"name": "Castilla la Vieja", "description": "Una baraja."}}
+    # when they save them in the variant's translations
+    response = staff_client.post(
+        f"/admin/games/variant/{castile.pk}/change/", {**form, "translations": json.dumps(spanish)}
+    )
+    # then a Spanish reader gets them, an English one the English
+    assert response.status_code == 302
+    answer = staff_client.get("/api/variants/castile/", HTTP_ACCEPT_LANGUAGE="es").json()
+    assert (answer["name"], answer["description"]) == ("Castilla la Vieja", "Una baraja.")
+    assert staff_client.get("/api/variants/castile/").json()["name"] == "Castile"
+
+
 def test_an_invalid_rules_document_is_refused_naming_the_field(staff_client, castile):
     # given a document whose tableau has no piles
     rules = builtin_rules("castile")

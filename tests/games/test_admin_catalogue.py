@@ -327,6 +327,10 @@ def test_the_deal_list_counts_players_and_finished_games_and_hides_open_seeds(st
         assert '<td class="field-finished">1</td>' in page
         assert deal.seed not in page
         assert deal.commitment in page
+        # and the long values fit one line: the commitment cut, the secrets one word each
+        assert f'<code title="{deal.commitment}">{deal.commitment[:12]}…</code>' in page
+        assert '<span title="secret until the day is over">secret</span>' in page
+        assert "secret until the day is over</td>" not in page
         assert staff.post(f"/admin/games/deal/{deal.pk}/delete/").status_code == 403
 
 

@@ -150,6 +150,10 @@ API_PATHS = [
     "/api/auth/csrf/",
     "/api/me/",
     "/api/me/games/",
+    "/api/me/password/",
+    "/api/me/tokens/",
+    "/api/me/tokens/{token_id}/",
+    "/api/me/export/",
     "/api/variants/",
     "/api/variants/{slug}/",
     "/api/daily/",
@@ -166,6 +170,15 @@ API_PATHS = [
     "/api/leaderboards/{slug}/all-time/",
     "/api/players/{nickname}/",
     "/api/players/{nickname}/results/",
+    "/api/leagues/",
+    "/api/leagues/join/",
+    "/api/leagues/ranks/{slug}/{date}/",
+    "/api/leagues/{league}/",
+    "/api/leagues/{league}/leave/",
+    "/api/leagues/{league}/code/",
+    "/api/leagues/{league}/members/{nickname}/",
+    "/api/leagues/{league}/boards/{slug}/{date}/",
+    "/api/leagues/{league}/standings/{slug}/",
 ]
 
 

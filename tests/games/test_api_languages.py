@@ -1,4 +1,4 @@
-"""The API in French and English: error details, illegal moves, variants, sockets.
+"""The API in English, French and Spanish: error details, illegal moves, variants, sockets.
 
 The language is the ``django_language`` cookie's, else the ``Accept-Language`` header's, else
 English; the error codes never change with it.
@@ -17,6 +17,16 @@ from tests.games.sockets import receive
 
 FRENCH = {"HTTP_ACCEPT_LANGUAGE": "fr-FR,fr;q=0.9,en;q=0.5"}
 SAME_PILE = {"type": "move", "from": "tableau-0", "to": "tableau-0", "count": 1}
+
+
+def test_an_error_detail_is_spanish_for_a_spanish_browser(variants) -> None:
+    answer = APIClient().get("/api/variants/nope/", HTTP_ACCEPT_LANGUAGE="es-AR,es")
+
+    assert answer.json() == {
+        "error": "not_found",
+        "detail": "No se ofrece ninguna variante 'nope'.",
+    }
+    assert answer["Content-Language"] == "es"
 
 
 def test_an_error_detail_is_french_for_a_french_browser(variants) -> None:
@@ -191,6 +201,22 @@ def test_the_variants_are_named_and_described_in_french(variants) -> None:
     assert (detail["name"], detail["rules"]) == ("Cerf-volant", variants["box-kite"].rules)
 
 
+def test_the_variants_are_named_and_described_in_spanish(variants) -> None:
+    spanish = APIClient().get("/api/variants/", HTTP_ACCEPT_LANGUAGE="es-ES,es").json()
+
+    assert [v["name"] for v in spanish] == [
+        "Capricho",
+        "Castilla",
+        "Canfield cuádruple",
+        "Cometa",
+        "Caprichosa",
+        "Klondike (tres cartas)",
+        "FreeCell",
+        "Araña (2 palos)",
+    ]
+    assert spanish[1]["description"].startswith("Una baraja, todas las cartas a la vista.")
+
+
 def test_a_variant_without_a_french_translation_reads_in_english(variants) -> None:
     # given: an admin cleared the French name, kept the description
     castile = variants["castile"]
@@ -251,11 +277,14 @@ def test_loadvariants_gives_translations_to_variants_that_have_none(variants) ->
     # when
     report = variants_load()
 
-    # then
+    # then: the missing languages are added, the admin's French is kept
     assert report["castile"] == "kept (translations added)"
-    assert report["caprice"] == "kept"
+    assert report["caprice"] == "kept (translations added)"
     assert Variant.objects.get(slug="castile").translated("name", "fr") == "Castille"
+    assert Variant.objects.get(slug="castile").translated("name", "es") == "Castilla"
     assert Variant.objects.get(slug="caprice").translated("name", "fr") == "Mon Caprice"
+    assert Variant.objects.get(slug="caprice").translated("name", "es") == "Capricho"
+    assert variants_load()["caprice"] == "kept"
 
 
 def test_the_schema_documents_the_language_of_the_variants(variants) -> None:

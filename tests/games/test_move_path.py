@@ -48,7 +48,7 @@ def test_an_ordinary_move_is_one_statement(join) -> None:
     assert answer.status_code == 200
     assert answer.json()["ply"] == 2
     token, move_statement = statements(context)
-    assert "authtoken_token" in token
+    assert "games_apitoken" in token
     assert move_statement.lstrip().startswith("WITH moved AS (")
     assert "UPDATE games_game" in move_statement and "INSERT INTO games_move" in move_statement
     for heavy in ("rules =", "seed =", "FOR UPDATE"):
@@ -77,7 +77,7 @@ def test_the_locking_path_reads_the_game_once_appends_one_row_and_updates_a_few_
     # then the token lookup, the locking read, the append and the update: nothing else
     assert answer.status_code == 200
     token, lock, append, update = statements(context)
-    assert "authtoken_token" in token
+    assert "games_apitoken" in token
     assert (
         lock.startswith("SELECT") and "FOR UPDATE" in lock.upper()
     ) or connection.vendor != "postgresql"

@@ -50,11 +50,14 @@ def test_in_english_a_refusal_reads_as_the_engine_says_it(code: IllegalCode) -> 
     assert sentence == refused.detail
 
 
+@pytest.mark.parametrize("language", ["fr", "es"])
 @pytest.mark.parametrize("code", list(IllegalCode))
-def test_in_french_every_refusal_has_its_own_sentence(code: IllegalCode) -> None:
+def test_in_french_and_spanish_every_refusal_has_its_own_sentence(
+    code: IllegalCode, language: str
+) -> None:
     refused = refusal(code)
 
-    with translation.override("fr"):
+    with translation.override(language):
         sentence = say_refusal(refused.reason)
 
     assert sentence != refused.detail
@@ -78,6 +81,25 @@ def test_in_french_cards_rules_and_bases_are_french() -> None:
         "en ordre décroissant en alternant rouge et noir, le Roi et l’As se suivant",
         "l’As de cœur",
         "la Dame de trèfle",
+    ]
+
+
+def test_in_spanish_cards_rules_and_bases_are_spanish() -> None:
+    # given: the Queen of spades on the Jack of hearts, down in alternating colours, wrapping
+    queen, jack = CardWord(11 + 3 * 13), CardWord(10 + 2 * 13)
+    build = Build(Direction.DOWN, SuitRule.ALTERNATE, True)
+
+    # when
+    with translation.override("es"):
+        words = [say_word(word) for word in (queen, jack, build, BaseWord(1, 2), BaseWord(12, 0))]
+
+    # then: the corners keep the letters printed on Spanish-language French-suited decks
+    assert words == [
+        "Q♠",
+        "J♥",
+        "en orden descendente alternando rojo y negro, con el Rey y el As seguidos",
+        "el As de corazones",
+        "la Reina de tréboles",
     ]
 
 

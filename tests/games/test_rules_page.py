@@ -92,28 +92,59 @@ def test_an_unknown_or_withdrawn_variant_has_a_not_found_page(client, variants, 
     assert "No such game" in response.content.decode()
 
 
-def test_a_french_reader_gets_the_variants_french_names(client, variants):
-    # given the shipped translations (Box Kite is Cerf-volant in French)
-    # when a French browser asks for the index and a page
-    index = client.get("/rules/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
-    page = client.get("/rules/box-kite/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+@pytest.mark.parametrize(("language", "name"), [("fr", "Cerf-volant"), ("es", "Cometa")])
+def test_a_reader_gets_the_variants_names_in_their_language(client, variants, language, name):
+    # given the shipped translations (Box Kite is Cerf-volant in French, Cometa in Spanish)
+    # when a French or Spanish browser asks for the index and a page
+    index = client.get("/rules/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    page = client.get("/rules/box-kite/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
 
-    # then both name it in French
-    assert "Cerf-volant" in index
-    assert "<h2>Cerf-volant</h2>" in page
-    assert "Cerf-volant" not in client.get("/rules/box-kite/").content.decode()
+    # then both name it in that language
+    assert name in index
+    assert f"<h2>{name}</h2>" in page
+    assert name not in client.get("/rules/box-kite/").content.decode()
 
 
-def test_a_french_reader_sees_the_french_letters_on_the_cards(client, variants):
+# French decks print Valet, Dame and Roi as V, D and R; Spanish-language French-suited decks keep
+# the J, Q and K of Jota, Reina and Rey.
+@pytest.mark.parametrize(
+    ("language", "letters"), [("fr", {"J": "V", "Q": "D", "K": "R"}), ("es", {})]
+)
+def test_a_reader_sees_the_letters_of_their_language_on_the_cards(
+    client, variants, language, letters
+):
     # given the opening layout drawn in English
     english = FACE.findall(client.get("/rules/box-kite/").content.decode())
-    # when a French reader looks at it
-    page = client.get("/rules/box-kite/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
-    french = FACE.findall(page)
-    # then the same cards show Valet, Dame and Roi as V, D and R
-    letters = str.maketrans({"J": "V", "Q": "D", "K": "R"})
-    assert french == [label.translate(letters) for label in english]
+    # when a French or Spanish reader looks at it
+    page = client.get("/rules/box-kite/", HTTP_ACCEPT_LANGUAGE=language).content.decode()
+    translated = FACE.findall(page)
+    # then the same cards show their letters
+    assert translated == [label.translate(str.maketrans(letters)) for label in english]
     assert any(label[0] in "JQK" for label in english)
+    assert f'<html lang="{language}">' in page
+
+
+@pytest.mark.parametrize("language", ["fr", "es"])
+def test_every_variants_rules_are_said_in_french_and_spanish(language):
+    from django.utils import translation
+
+    from games.engine import catalogue
+    from games.words.rules import rules_sections
+
+    # given every shipped variant, further ones included
+    for entry in catalogue():
+        variant = builtin_variant(entry["slug"])
+        with translation.override("en"):
+            english = rules_sections(variant)
+        # when its rules are said in the reader's language
+        with translation.override(language):
+            translated = rules_sections(variant)
+        # then no title and no sentence is left in English
+        assert len(translated) == len(english)
+        for said, original in zip(translated, english, strict=True):
+            assert said.title != original.title or (language, said.title) == ("fr", "Tableau")
+            for sentence, english_sentence in zip(said.sentences, original.sentences, strict=True):
+                assert sentence != english_sentence, (entry["slug"], sentence)
 
 
 CLASSICS = ["klondike-draw-3", "freecell", "spider-2-suits", "yukon"]

@@ -25,6 +25,13 @@ class Stop(Exception):
     """Raised by the patched sleep to end the loop."""
 
 
+def said(caplog: pytest.LogCaptureFixture) -> str:
+    """Return what the scheduler logged, a line a record."""
+    return "\n".join(
+        record.getMessage() for record in caplog.records if record.name == "games.scheduler"
+    )
+
+
 @pytest.mark.parametrize(
     ("now", "expected"),
     [
@@ -70,10 +77,11 @@ def quick_deals(variants, settings):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_run_prepares_the_deals_closes_the_days_and_touches_the_heartbeat(
-    quick_deals, tmp_path, capsys
+    quick_deals, tmp_path, capsys, caplog
 ) -> None:
     # given
     heartbeat = tmp_path / "heartbeat"
+    caplog.set_level("INFO", logger="games.scheduler")
 
     # when
     with clock.frozen(NOON):
@@ -82,19 +90,21 @@ def test_a_run_prepares_the_deals_closes_the_days_and_touches_the_heartbeat(
     # then
     dates = set(Deal.objects.filter(variant__slug="caprice").values_list("date", flat=True))
     assert dates == {NOON.date(), NOON.date() + dt.timedelta(days=1)}
-    out = capsys.readouterr().out
-    assert "2026-12-01T12:00:00Z scheduler: preparedeals starts" in out
-    assert "2026-12-01 caprice" in out
-    assert "closed 0 game(s)" in out
-    assert "scheduler: closedays done" in out
+    assert "preparedeals starts" in said(caplog)
+    assert "2026-12-01 caprice" in said(caplog)  # what the jobs print is logged too
+    assert "closed 0 game(s)" in said(caplog)
+    assert capsys.readouterr().out == ""
+    assert "closedays done" in said(caplog)
     assert heartbeat.exists()
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_failed_run_leaves_the_heartbeat_and_is_retried_after_the_delay(
-    quick_deals, tmp_path, monkeypatch, capsys
+    quick_deals, tmp_path, monkeypatch, caplog
 ) -> None:
     # given a database that fails preparedeals
+    caplog.set_level("INFO", logger="games.scheduler")
+
     def unavailable(**kwargs):
         raise OperationalError("connection refused")
 
@@ -113,19 +123,20 @@ def test_a_failed_run_leaves_the_heartbeat_and_is_retried_after_the_delay(
         call_command("runscheduler", "--retry=20", f"--heartbeat={heartbeat}")
 
     # then it said why, ran no closedays, and sleeps the retry delay (shorter than a poll)
-    captured = capsys.readouterr()
-    assert "preparedeals failed: OperationalError: connection refused" in captured.out
-    assert "closedays starts" not in captured.out
-    assert "OperationalError" in captured.err  # the traceback
-    assert "next run at 2026-12-01T12:00:20Z" in captured.out
+    assert "preparedeals failed: OperationalError: connection refused" in said(caplog)
+    assert "closedays starts" not in said(caplog)
+    failure = next(record for record in caplog.records if record.levelname == "ERROR")
+    assert failure.exc_info is not None  # the traceback
+    assert "next run at 2026-12-01T12:00:20Z" in said(caplog)
     assert slept == [20.0]
     assert not heartbeat.exists()
 
 
 @pytest.mark.django_db(transaction=True)
 def test_after_a_successful_run_it_sleeps_until_the_next_morning(
-    quick_deals, monkeypatch, capsys
+    quick_deals, monkeypatch, caplog
 ) -> None:
+    caplog.set_level("INFO", logger="games.scheduler")
     slept: list[float] = []
 
     def sleep(seconds: float) -> None:
@@ -137,15 +148,16 @@ def test_after_a_successful_run_it_sleeps_until_the_next_morning(
     with clock.frozen(NOON), pytest.raises(Stop):
         call_command("runscheduler", "--days=1", "--poll=3600")
 
-    assert "next run at 2026-12-02T00:05:00Z" in capsys.readouterr().out
+    assert "next run at 2026-12-02T00:05:00Z" in said(caplog)
     assert slept == [3600.0]  # a poll; the last one before the morning ends at the run
 
 
 @pytest.mark.django_db(transaction=True)
 def test_between_runs_it_regenerates_what_an_admin_asked_for_at_each_poll(
-    quick_deals, monkeypatch, capsys
+    quick_deals, monkeypatch, caplog
 ) -> None:
     # given the loop's first run done, and a deal of tomorrow asked for after it
+    caplog.set_level("INFO", logger="games.scheduler")
     looks: list[float] = []
     caprice = Variant.objects.get(slug="caprice")
     tomorrow = NOON.date() + dt.timedelta(days=1)
@@ -169,18 +181,18 @@ def test_between_runs_it_regenerates_what_an_admin_asked_for_at_each_poll(
     # then that poll regenerated it by the new rules, and the daily jobs did not run again
     deal = Deal.objects.get(variant=caprice, date=tomorrow)
     assert deal.rules == NEW_RULES and deal.regeneration_requested_at is None
-    out = capsys.readouterr().out
-    assert out.count("preparedeals starts") == 1
-    assert "scheduler: regeneratedeals starts" in out
-    assert f"{deal} regenerated: attempt 0" in out
+    assert said(caplog).count("preparedeals starts") == 1
+    assert "regeneratedeals starts" in said(caplog)
+    assert f"{deal} regenerated: attempt 0" in said(caplog)
     assert looks == [30.0, 30.0]
 
 
 @pytest.mark.django_db(transaction=True)
 def test_a_failed_regeneration_keeps_its_request_and_the_loop_goes_on(
-    quick_deals, monkeypatch, capsys
+    quick_deals, monkeypatch, caplog
 ) -> None:
     # given a deal of tomorrow asked for, and a solver that fails
+    caplog.set_level("INFO", logger="games.scheduler")
     with clock.frozen(NOON):
         call_command("runscheduler", "--once", "--days=2")
     deal = Deal.objects.get(variant__slug="caprice", date=NOON.date() + dt.timedelta(days=1))
@@ -197,8 +209,7 @@ def test_a_failed_regeneration_keeps_its_request_and_the_loop_goes_on(
         call_command("runscheduler", "--once", "--days=2")
 
     # then it said why, and the request waits for the next look
-    captured = capsys.readouterr()
-    assert "regeneratedeals failed: OperationalError: connection refused" in captured.out
+    assert "regeneratedeals failed: OperationalError: connection refused" in said(caplog)
     deal.refresh_from_db()
     assert deal.regeneration_requested_at == NOON
 
@@ -218,7 +229,7 @@ def test_once_exits_1_when_the_run_failed(quick_deals, monkeypatch) -> None:
 
 @pytest.mark.django_db(transaction=True)
 def test_between_runs_it_checks_the_deals_a_request_made_on_demand(
-    quick_deals, monkeypatch, capsys
+    quick_deals, monkeypatch, caplog
 ) -> None:
     # given today's deal made on demand after the run (as if the run had not reached it)
     slept: list[float] = []
@@ -233,6 +244,7 @@ def test_between_runs_it_checks_the_deals_a_request_made_on_demand(
         raise Stop
 
     monkeypatch.setattr(runscheduler.time, "sleep", sleep)
+    caplog.set_level("INFO", logger="games.scheduler")
 
     # when the loop looks again
     with clock.frozen(NOON), pytest.raises(Stop):
@@ -242,4 +254,4 @@ def test_between_runs_it_checks_the_deals_a_request_made_on_demand(
     made = Deal.objects.get(variant__slug="caprice", date=NOON.date())
     assert (made.checking, made.attempt) == (False, 0)
     verdict = "certified" if made.certified else "not proved winnable"
-    assert f"caprice 2026-12-01 checked: {verdict}" in capsys.readouterr().out
+    assert f"caprice 2026-12-01 checked: {verdict}" in said(caplog)

@@ -48,6 +48,7 @@ def test_every_message_type_a_socket_sends_has_its_schema() -> None:
     [
         ("/ws/games/abc_DEF-123/", "game-socket"),
         ("/ws/daily/box-kite/2026-12-01/", "daily-socket"),
+        ("/ws/leagues/12/box-kite/2026-12-01/", "league-socket"),
         ("/ws/games/\x00/", None),
         ("/ws/games/x/y/", None),
         ("/ws/nope/", None),

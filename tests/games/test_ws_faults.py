@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import signal
 import subprocess
 import time
 from typing import Any
@@ -13,12 +15,12 @@ import pytest
 from channels.db import database_sync_to_async
 from django.db import OperationalError, connection
 
-from core import ratelimits
+from core import ratelimits, redis_client
 from games import selectors, services, signals
 from games.engine import legal_moves
 from games.models import Game, Player
 from games.services import batches
-from games.ws import auth, pushes
+from games.ws import auth, base, pushes
 from tests.games.sockets import a_legal_move, make_player, receive
 from tests.net import free_port
 
@@ -118,58 +120,136 @@ async def test_a_bug_in_a_move_is_answered_and_the_socket_stays_open(
     assert (await receive(alice_socket))["game"]["ply"] == 1
 
 
+class ThrowawayRedis:
+    """A Redis of the test's own, as the service's Redis and its channel layer."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+        self.start()
+
+    def start(self) -> None:
+        import redis
+
+        self.process = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+        )
+        for _ in range(200):
+            try:
+                redis.Redis.from_url(self.url).ping()
+                return
+            except redis.ConnectionError:
+                time.sleep(0.025)
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.kill(self.process.pid, signal.SIGCONT)
+            self.process.kill()
+            self.process.wait(timeout=5)
+
+    def pause(self) -> None:
+        assert self.process is not None
+        os.kill(self.process.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.process is not None
+        os.kill(self.process.pid, signal.SIGCONT)
+
+
 @pytest.fixture
-def throwaway_redis(settings: Any) -> Any:
-    """A Redis of our own as the channel layer; ``kill()`` stops it."""
+def throwaway_redis(settings: Any, monkeypatch: Any) -> Any:
+    """A Redis of our own as the service's Redis and channel layer; ``kill()`` stops it and
+    ``start()`` brings it back empty on the same port. Its breaker is short, for the test."""
     if shutil.which("redis-server") is None:
         pytest.skip("redis-server is not installed")
-    port = free_port()
-    process = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    import redis
-
-    for _ in range(100):
-        try:
-            redis.Redis.from_url(url).ping()
-            break
-        except redis.ConnectionError:
-            time.sleep(0.05)
+    server = ThrowawayRedis()
+    settings.REDIS_URL = server.url
     settings.CHANNEL_LAYERS = {
-        "default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [url]}}
+        "default": {
+            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "CONFIG": {
+                "hosts": [
+                    {"address": server.url, "socket_connect_timeout": 0.5, "socket_timeout": 8}
+                ]
+            },
+        }
     }
-
-    def kill() -> None:
-        process.kill()
-        process.wait(timeout=5)
-
-    process.kill_it = kill  # type: ignore[attr-defined]
-    yield process
-    if process.poll() is None:
-        kill()
+    monkeypatch.setattr(redis_client, "BREAKER_SECONDS", 0.3)
+    monkeypatch.setattr(base, "LAYER_RETRY_SECONDS", 0.1)
+    redis_client.reset()
+    ratelimits.reset_memory()
+    yield server
+    server.kill()
+    redis_client.reset()
 
 
-async def test_a_dead_channel_layer_at_connect_closes_1011(
-    ws_connect: Any, game: Game, alice: tuple[Player, str], throwaway_redis: Any
+async def receive_until(communicator: Any, wanted: Any, seconds: float = 8.0) -> dict[str, Any]:
+    """Return the first message that ``wanted(message)`` accepts, within ``seconds``."""
+    async with asyncio.timeout(seconds):
+        while True:
+            message = await receive(communicator)
+            if wanted(message):
+                return message
+
+
+@pytest.mark.parametrize("fault", ["kill", "pause"])
+async def test_game_sockets_answer_moves_while_redis_is_down_and_their_pushes_resume(
+    ws_connect: Any,
+    game: Game,
+    alice: tuple[Player, str],
+    throwaway_redis: Any,
+    caplog: Any,
+    fault: str,
 ) -> None:
-    throwaway_redis.kill_it()
+    # given two tabs of alice's game and a watcher of its deal
+    tab = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+    other = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+    watcher = await ws_connect(f"/ws/daily/box-kite/{game.deal.date.isoformat()}/")
+    assert (await receive(tab))["type"] == "game"
+    assert (await receive(other))["type"] == "game"
+    assert (await receive(watcher))["type"] == "leaderboard"
 
-    communicator = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
+    # when Redis dies (or stalls)
+    throwaway_redis.kill() if fault == "kill" else throwaway_redis.pause()
 
-    assert await refused(communicator) == ("unavailable", 1011)
+    # then moves are answered on the socket at once (the player's limit counted in process)
+    for ply in range(2):
+        await tab.send_json_to({"ply": ply, "move": await a_legal_move(game.pk)})
+        answer = await receive_until(tab, lambda m: m["type"] == "game", seconds=2)
+        assert answer["game"]["ply"] == ply + 1
+
+    # and when Redis is back (empty, after a kill), the other tab and the watcher get pushes
+    throwaway_redis.start() if fault == "kill" else throwaway_redis.resume()
+    await asyncio.sleep(0.5)  # the breaker's pause, then the sockets join their groups again
+
+    async def pushed() -> None:
+        await tab.send_json_to({"ply": 2, "move": await a_legal_move(game.pk)})
+        assert (await receive_until(tab, lambda m: m["type"] == "game"))["game"]["ply"] == 3
+        seen = await receive_until(other, lambda m: m.get("game", {}).get("ply") == 3)
+        assert seen["type"] == "game"
+        await receive_until(watcher, lambda m: m["type"] == "progress")
+
+    await pushed()  # (a socket that had been closed would have read its close frame)
+    # the outage was one line and its end another, with no traceback
+    lines = [r for r in caplog.records if r.name == "core.redis_client"]
+    assert [r.getMessage().split(" (")[0] for r in lines] == [
+        "Redis unreachable",
+        "Redis answers again",
+    ]
+    assert not [r for r in caplog.records if r.exc_info]
 
 
-async def test_a_channel_layer_that_dies_under_an_open_socket_closes_it_1011(
-    ws_connect: Any, game: Game, alice: tuple[Player, str], throwaway_redis: Any
+async def test_a_watcher_connecting_while_redis_is_down_is_served(
+    ws_connect: Any, game: Game, throwaway_redis: Any
 ) -> None:
-    communicator = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
-    assert (await receive(communicator))["type"] == "game"
+    throwaway_redis.kill()
 
-    throwaway_redis.kill_it()
+    watcher = await ws_connect(f"/ws/daily/box-kite/{game.deal.date.isoformat()}/")
 
-    assert await refused(communicator) == ("unavailable", 1011)
+    assert (await receive(watcher))["type"] == "leaderboard"
+    assert (await receive(watcher)) == {"type": "presence", "playing": 0}
 
 
 # --- how the work is done -----------------------------------------------------------------

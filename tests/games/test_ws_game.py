@@ -436,7 +436,7 @@ async def test_a_move_no_other_tab_watches_sends_no_group_message(
 async def test_a_move_is_pushed_when_the_tabs_cannot_be_counted(
     ws_connect: Any, alice_socket: Any, game: Game, settings: Any, monkeypatch: Any
 ) -> None:
-    # given Alice's only socket, and then no Redis to count tabs on
+    # given Alice's only socket...
     announced = []
     real = pushes.announce_game
 
@@ -445,7 +445,9 @@ async def test_a_move_is_pushed_when_the_tabs_cannot_be_counted(
         await real(payload)
 
     monkeypatch.setattr(pushes, "announce_game", announce)
-    settings.REDIS_URL = "redis://127.0.0.1:1/0"  # nothing listens there
+    # ... whose count is lost (a key expired, a Redis restarted); while Redis is away
+    # altogether, pushes pause instead (tests/games/test_ws_faults.py)
+    forget_tab_count(game.pk)
 
     # when she moves
     await alice_socket.send_json_to({"ply": 0, "move": await a_legal_move(game.pk)})
@@ -454,6 +456,16 @@ async def test_a_move_is_pushed_when_the_tabs_cannot_be_counted(
     assert (await receive(alice_socket))["game"]["ply"] == 1
     await settled(alice_socket)
     assert announced == [1]
+
+
+def forget_tab_count(game_id: str) -> None:
+    from core import redis_client
+    from games.ws import tabs
+
+    if redis_client.configured():
+        redis_client.run(lambda client: client.delete(tabs._key(game_id)), what="a test")
+    else:
+        tabs._memory._counts.pop(game_id, None)
 
 
 # --- rate limits --------------------------------------------------------------------------

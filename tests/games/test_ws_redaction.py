@@ -14,7 +14,6 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from rest_framework.authtoken.models import Token
 
 from games import services
 from games.documents import compiled
@@ -86,7 +85,7 @@ async def play_at_random(ws_connect: Any, variant: str, seed: int) -> None:
     def begin() -> tuple[str, str, str]:
         player = services.player_create_guest(nickname=f"rand-{variant}"[:24])
         game, _ = services.game_start(player=player, variant=variant, mode="daily")
-        return game.pk, Token.objects.create(user=player).key, game.deal.date.isoformat()
+        return game.pk, services.player_token(player=player), game.deal.date.isoformat()
 
     game_id, token, date = await database_sync_to_async(begin)()
     watcher = await ws_connect(f"/ws/daily/{variant}/{date}/")

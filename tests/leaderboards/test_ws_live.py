@@ -274,3 +274,43 @@ async def test_a_slow_watcher_delays_only_itself() -> None:
     assert not slow.outbox
     assert len(sent["slow"]) <= OUTBOX_LIMIT + 1
     assert sent["slow"][-1] == "push 29"
+
+
+async def test_a_watcher_who_joins_while_the_last_one_leaves_still_gets_the_pushes(
+    watched: Any, monkeypatch: Any
+) -> None:
+    # given: the process's hub, whose leaving of a group reaches the layer late (after a join)
+    layer = get_channel_layer()
+    hub = live._Hub()
+    received: list[list[str]] = []
+
+    class Watcher:
+        def push(self, frames: list[str]) -> None:
+            received.append(frames)
+
+    first, second = Watcher(), Watcher()
+    await hub.join(watched, first)
+    joined = asyncio.Event()
+    discard = layer.group_discard
+
+    async def late_discard(group: str, channel: str) -> None:
+        await joined.wait()
+        await discard(group, channel)
+
+    monkeypatch.setattr(layer, "group_discard", late_discard)
+
+    # when: the last watcher leaves and another joins meanwhile
+    leaving = asyncio.create_task(hub.leave(watched, first))
+    await asyncio.sleep(0)
+    await hub.join(watched, second)
+    joined.set()
+    await leaving
+
+    # then: a push of the deal still reaches the one who joined
+    push = {"type": "daily.push", "deal": watched.deal_id, "messages": [{"type": "presence"}]}
+    await layer.group_send(watched.group, push)
+    async with asyncio.timeout(5):
+        while not received:
+            await asyncio.sleep(0.01)
+    assert received == [['{"type": "presence"}']]
+    await hub.stop()

@@ -1,13 +1,16 @@
 // Daily Patience: the single-page client. Hash routes: #/ (home), #/play/<id>, #/daily/<slug>/<date>,
-// #/players/<nickname>, #/days/<slug>, #/replay/<id>.
+// #/players/<nickname>, #/days/<slug>, #/replay/<id>, #/leagues (and /join/<code>, /<id>).
 import { daysView } from "./days.js";
 import { homeView } from "./home.js";
 import { loadIdentity, onIdentityChange, renderIdentity, session } from "./identity.js";
 import { leaderboardView } from "./leaderboard.js";
+import { leaguesView } from "./leagues.js";
 import { playView } from "./play.js";
 import { playerView } from "./player.js";
 import { replayView } from "./replay.js";
 import "./result.js";
+import { renderSettings } from "./settings.js";
+import { registerWorker, watchNextDeal } from "./webapp.js";
 
 const root = document.getElementById("view");
 const identityArea = document.getElementById("identity");
@@ -29,6 +32,8 @@ function parseRoute() {
   if (parts[0] === "players" && parts[1]) return { name: "player", nickname: parts[1] };
   if (parts[0] === "days") return { name: "days", slug: parts[1] || null };
   if (parts[0] === "replay" && parts[1]) return { name: "replay", id: parts[1] };
+  if (parts[0] === "leagues" && parts[1] === "join" && parts[2]) return { name: "leagues", code: parts[2] };
+  if (parts[0] === "leagues") return { name: "leagues", id: parts[1] || null };
   return { name: "home" };
 }
 
@@ -44,6 +49,7 @@ async function route() {
   else if (where.name === "player") close = await playerView(root, where.nickname);
   else if (where.name === "days") close = await daysView(root, where.slug);
   else if (where.name === "replay") close = await replayView(root, where.id);
+  else if (where.name === "leagues") close = await leaguesView(root, where);
   else close = await homeView(root);
   if (current !== routeCount) {
     if (close) close();
@@ -63,6 +69,9 @@ onIdentityChange(() => {
 
 window.addEventListener("hashchange", route);
 
+const settingsArea = document.getElementById("settings-area");
+if (settingsArea) renderSettings(settingsArea);
+
 // The language switch posts to the server, which sets the language cookie and sends the browser
 // back to `next`: the page as it is, its #/ route included.
 document.getElementById("language-switch")?.addEventListener("submit", (event) => {
@@ -72,4 +81,10 @@ document.getElementById("language-switch")?.addEventListener("submit", (event) =
 await loadIdentity();
 if (!session.known) renderIdentity(identityArea);
 started = true;
-route();
+route().finally(() => {
+  // Once the first page is shown: the next deal's notice (under the header, on every page), and
+  // the service worker.
+  const noticeArea = document.getElementById("site-notice");
+  if (noticeArea) watchNextDeal(noticeArea);
+  registerWorker();
+});

@@ -9,6 +9,14 @@ const CARD_MAX_TALL = 100; // and on a screen tall enough to give the fans room 
 const CARD_MIN = 30; // narrowest card: its corner still reads
 const RATIO = 1.39; // height / width of a card
 const ROW_AT = 46; // below this width a long tableau (more than 8 piles) goes on two rows
+// Larger cards (settings.js): wider, with bigger corners; a tableau of more than 4 piles goes on
+// two rows sooner, below this width.
+const LARGE = { max: 90, maxTall: 120, rowAt: 56, minColumns: 4, font: 0.26, least: 13 };
+
+/** Whether the player chose larger cards (looks.js marks <html> with data-cards="large"). */
+function largeCards() {
+  return document.documentElement.dataset.cards === "large";
+}
 
 export function pileKind(id) {
   return id.replace(/-\d+$/, "");
@@ -199,16 +207,19 @@ export function fitBoard(board) {
   const tableau = board.querySelector(".tableau");
   const fans = [...tableau.querySelectorAll(".pile.fan")];
   const columns = Math.max(1, fans.length);
+  const large = largeCards();
   let perRow = columns;
   let cardW = cardsAcross(width, columns, gap);
-  if (columns > 8 && cardW < ROW_AT) {
+  if (large ? columns > LARGE.minColumns && cardW < LARGE.rowAt : columns > 8 && cardW < ROW_AT) {
     perRow = Math.ceil(columns / 2);
     cardW = cardsAcross(width, perRow, gap);
   }
-  const widest = window.innerHeight >= 900 ? Math.min(CARD_MAX_TALL, Math.floor(window.innerHeight * 0.09)) : CARD_MAX;
+  const [most, mostTall] = large ? [LARGE.max, LARGE.maxTall] : [CARD_MAX, CARD_MAX_TALL];
+  const widest = window.innerHeight >= 900 ? Math.min(mostTall, Math.floor(window.innerHeight * 0.09 * (large ? 1.2 : 1))) : most;
   cardW = clamp(cardW, CARD_MIN, widest);
   const cardH = Math.round(cardW * RATIO);
-  const font = Math.max(11, Math.round(cardW * 0.22));
+  const [share, least] = large ? [LARGE.font, LARGE.least] : [0.22, 11];
+  const font = Math.max(least, Math.round(cardW * share));
   board.style.setProperty("--card-w", `${cardW}px`);
   board.style.setProperty("--card-h", `${cardH}px`);
   board.style.setProperty("--corner", `${font}px`);
@@ -223,7 +234,7 @@ export function fitBoard(board) {
   across = Math.min(across, Math.floor((width + gap) / (foundationW + gap)));
   foundations.style.setProperty("--card-w", `${foundationW}px`);
   foundations.style.setProperty("--card-h", `${Math.round(foundationW * RATIO)}px`);
-  foundations.style.setProperty("--corner", `${Math.max(11, Math.round(foundationW * 0.22))}px`);
+  foundations.style.setProperty("--corner", `${Math.max(least, Math.round(foundationW * share))}px`);
   foundations.style.gridTemplateColumns = `repeat(${across}, ${foundationW}px)`;
 
   const cells = board.querySelector(".cells");

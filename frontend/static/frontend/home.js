@@ -6,6 +6,7 @@ import { countdown } from "./countdown.js";
 import { h, mount, say } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { askForIdentity, session } from "./identity.js";
+import { myLeaguesSection } from "./leagues.js";
 
 // While a deal made on demand is being checked, the home page asks again this often: the
 // scheduler certifies it at its next look, and the card then says so.
@@ -37,10 +38,12 @@ export async function homeView(root) {
     ),
   );
   let checking = null;
+  let leagues = null;
   const stop = () => {
     clock.stop();
     notice.clear();
     if (checking) clearInterval(checking);
+    if (leagues) leagues.stop();
   };
   let daily;
   let variants;
@@ -68,6 +71,9 @@ export async function homeView(root) {
   }
   mount(list, items);
   list.removeAttribute("aria-busy");
+  // My leagues' live boards beside everyone's (leagues.js), today's game I played last first.
+  leagues = await myLeaguesSection(daily, variants, [...mine.keys()][0]);
+  if (leagues) root.querySelector(".home")?.append(leagues.el); // gone if the route changed
   if (daily.some((deal) => deal.checking)) checking = setInterval(() => redrawOnceChecked(daily), CHECKING_POLL_MS);
   return stop;
 }

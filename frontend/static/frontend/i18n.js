@@ -17,7 +17,7 @@ function readCatalogue() {
 
 const catalogue = readCatalogue();
 
-/** The page's language code ("en", "fr"), as the server chose it. */
+/** The page's language code ("en", "fr", "es"), as the server chose it. */
 export const language = document.documentElement.lang || "en";
 
 /** Translate `text`, then put `params` in its {name} places: t("Rank {rank}", {rank: 3}). */
@@ -30,7 +30,7 @@ export function t(text, params = {}) {
 
 /** Like t(), picking the singular or the plural text by `count` (also passed as {count}). */
 export function tn(singular, plural, count, params = {}) {
-  // French takes the singular for 0 and 1, English for 1 only.
+  // French takes the singular for 0 and 1, English and Spanish for 1 only.
   const one = language.startsWith("fr") ? Math.abs(count) < 2 : count === 1;
   const form = one ? singular : plural;
   return t(form, { count, ...params });

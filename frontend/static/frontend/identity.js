@@ -38,14 +38,11 @@ export async function loadIdentity() {
 export function renderIdentity(area) {
   if (session.player) {
     const logout = h("button", { type: "button", class: "link-button", id: "logout" }, t("Log out"));
-    logout.addEventListener("click", async () => {
-      try {
-        await api("POST", "/api/auth/logout/");
-      } catch (error) {
-        console.warn(error);
-      }
-      setPlayer(null);
-      location.hash = "#/";
+    const panel = h("div", { class: "logout-panel", id: "logout-panel" });
+    logout.addEventListener("click", () => {
+      // A guest has no password: logging out loses the account unless one is set first.
+      if (session.player.guest) guestLogoutPanel(panel);
+      else logOut();
     });
     mount(
       area,
@@ -60,10 +57,77 @@ export function renderIdentity(area) {
         ),
       ),
       logout,
+      panel,
     );
     return;
   }
   mount(area, identityForm());
+}
+
+async function logOut() {
+  try {
+    await api("POST", "/api/auth/logout/");
+  } catch (error) {
+    console.warn(error);
+  }
+  setPlayer(null);
+  location.hash = "#/";
+}
+
+/** Warn a guest before logging out, and offer to keep the account by setting a password. */
+function guestLogoutPanel(panel) {
+  const message = h("div", { class: "form-message", "aria-live": "assertive", id: "logout-message" });
+  const password = h("input", {
+    id: "keep-password",
+    name: "password",
+    type: "password",
+    autocomplete: "new-password",
+    minlength: 8,
+    maxlength: 128,
+    placeholder: t("New password"),
+  });
+  const keep = h("button", { type: "submit", id: "keep-account" }, t("Set the password and keep the account"));
+  const leave = h("button", { type: "button", class: "secondary", id: "logout-anyway" }, t("Log out and lose the account"));
+  const cancel = h("button", { type: "button", class: "link-button", id: "logout-cancel" }, t("Cancel"));
+  const form = h(
+    "form",
+    { class: "keep-form", id: "keep-form", "aria-label": t("Keep this guest account") },
+    h(
+      "p",
+      { class: "message warning", id: "guest-warning", role: "alert" },
+      t("You are playing as a guest, with no password: once you log out, nobody can log back in to {nickname}, and its results cannot be claimed again. Set a password to keep it.", {
+        nickname: session.player.nickname,
+      }),
+    ),
+    h("label", { for: "keep-password", class: "visually-hidden" }, t("New password")),
+    password,
+    keep,
+    leave,
+    cancel,
+    message,
+  );
+  form.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    if (password.value.length < 8) {
+      say(message, t("A password has at least 8 characters."), "error");
+      password.focus();
+      return;
+    }
+    keep.disabled = true;
+    try {
+      const player = await api("POST", "/api/me/password/", { password: password.value });
+      mount(panel);
+      setPlayer(player); // the header is drawn again: the note goes in its new panel
+      say(document.getElementById("logout-panel"), t("Password set: log in anywhere with {nickname} and this password.", { nickname: player.nickname }));
+    } catch (error) {
+      say(message, error.detail, "error");
+      keep.disabled = false;
+    }
+  });
+  leave.addEventListener("click", () => logOut());
+  cancel.addEventListener("click", () => mount(panel));
+  mount(panel, form);
+  password.focus();
 }
 
 function identityForm() {
@@ -83,7 +147,9 @@ function identityForm() {
     name: "password",
     type: "password",
     autocomplete: "current-password",
-    placeholder: t("Password (to log in or register)"),
+    // The short word fits the field in every language; the whole hint is its tooltip.
+    placeholder: t("Password"),
+    title: t("Password (to log in or register)"),
   });
   const form = h(
     "form",

@@ -1,6 +1,7 @@
 // The leaderboard of one daily deal, kept live by the deal's WebSocket.
-import { api, socketUrl } from "./api.js";
-import { RetryNotice, retryAfterOf, retryDelay } from "./backoff.js";
+import { api } from "./api.js";
+import { RetryNotice } from "./backoff.js";
+import { Connection } from "./connection.js";
 import { h, mount, say, formatDuration } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { session } from "./identity.js";
@@ -14,6 +15,23 @@ export function assistedMark(result) {
   if (!result.assisted) return null;
   const title = t("A hint was taken: the game ranks after every unassisted result");
   return [" ", h("span", { class: "assisted-mark", title }, t("assisted"))];
+}
+
+/**
+ * A board's row of one result, on every board (a day's, a league's): the rank, the player (the
+ * `player` nodes), the `before` cells, then cards home, moves and time; the viewer's own row marked.
+ */
+export function entryRow(entry, player, before = []) {
+  return h(
+    "tr",
+    { class: session.player && session.player.nickname === entry.player ? "me" : null, dataset: { player: entry.player } },
+    h("td", { class: "rank" }, entry.rank),
+    h("th", { scope: "row", class: "player" }, ...player),
+    ...before,
+    h("td", { class: "num" }, entry.foundation_cards),
+    h("td", { class: "num" }, entry.moves),
+    h("td", { class: "num" }, formatDuration(entry.duration_ms)),
+  );
 }
 
 export async function leaderboardView(root, slug, date) {
@@ -84,22 +102,15 @@ export async function leaderboardView(root, slug, date) {
     mount(
       body,
       entries.map((entry) =>
-        h(
-          "tr",
-          { class: session.player && session.player.nickname === entry.player ? "me" : null, dataset: { player: entry.player } },
-          h("td", { class: "rank" }, entry.rank),
-          h(
-            "th",
-            { scope: "row", class: "player" },
+        entryRow(
+          entry,
+          [
             h("a", { href: `#/players/${encodeURIComponent(entry.player)}` }, entry.player),
             dayOver && entry.game
               ? h("a", { class: "replay-link", href: `#/replay/${encodeURIComponent(entry.game)}`, "aria-label": t("Replay of {player}'s game", { player: entry.player }) }, ` ▶ ${t("replay")}`)
               : null,
-          ),
-          h("td", { class: `status ${entry.status}` }, statusWord(entry.status), assistedMark(entry)),
-          h("td", { class: "num" }, entry.foundation_cards),
-          h("td", { class: "num" }, entry.moves),
-          h("td", { class: "num" }, formatDuration(entry.duration_ms)),
+          ],
+          [h("td", { class: `status ${entry.status}` }, statusWord(entry.status), assistedMark(entry))],
         ),
       ),
     );
@@ -137,71 +148,37 @@ export async function leaderboardView(root, slug, date) {
     );
   }
 
-  // The deal's socket, opened again after a wait when lost (at most RECONNECTS times in a row) or
-  // refused by a busy server (always, after its retry_after × (1 + random): backoff.js).
-  const RECONNECTS = 5;
-  let socket = null;
-  let closed = false;
-  let failures = 0;
-  let timer = null;
-  const connect = () => {
-    if (closed) return;
-    const current = new WebSocket(socketUrl(`/ws/daily/${path}/`));
-    socket = current;
-    let greeted = false;
-    let refusal = null;
-    current.addEventListener("message", (event) => {
-      let data;
-      try {
-        data = JSON.parse(event.data);
-      } catch {
-        return;
+  // The deal's socket (connection.js): greeted by its first push, opened again when lost or
+  // refused by a busy server.
+  const handle = (data) => {
+    if (data.type === "leaderboard") showEntries(data.entries || []);
+    if (data.type === "progress") {
+      for (const p of data.players || [data]) {
+        feed.prepend(
+          h(
+            "li",
+            {},
+            h("strong", {}, p.player),
+            tn(": {count} card home", ": {count} cards home", p.foundation_cards),
+            tn(", {count} move", ", {count} moves", p.ply),
+          ),
+        );
       }
-      if (data.type === "error") {
-        if (data.error === "unavailable") refusal = data;
-        return;
-      }
-      if (!greeted) {
-        // The first push, not the open: a busy server opens a socket only to refuse it.
-        greeted = true;
-        failures = 0;
-        notice.clear();
-        liveState.textContent = t("connected");
-        liveState.dataset.state = "open";
-        delete liveState.dataset.retryMs;
-      }
-      if (data.type === "leaderboard") showEntries(data.entries || []);
-      if (data.type === "progress") {
-        for (const p of data.players || [data]) {
-          feed.prepend(
-            h(
-              "li",
-              {},
-              h("strong", {}, p.player),
-              tn(": {count} card home", ": {count} cards home", p.foundation_cards),
-              tn(", {count} move", ", {count} moves", p.ply),
-            ),
-          );
-        }
-        while (feed.children.length > 30) feed.lastChild.remove();
-      }
-    });
-    current.addEventListener("close", () => {
-      liveState.textContent = t("disconnected");
-      liveState.dataset.state = "closed";
-      if (closed || (!refusal && failures >= RECONNECTS)) return;
-      failures += 1;
-      const delay = retryDelay(failures, refusal ? retryAfterOf(refusal) : null);
-      liveState.dataset.retryMs = String(Math.round(delay));
-      if (refusal) notice.show(delay);
-      timer = setTimeout(connect, delay);
-    });
+      while (feed.children.length > 30) feed.lastChild.remove();
+    }
   };
-  connect();
-  return () => {
-    closed = true;
-    clearTimeout(timer);
-    notice.clear();
-    if (socket) socket.close();
-  };
+  const connection = new Connection(`/ws/daily/${path}/`, {
+    greets: (data) => data.type !== "error",
+    onGreeting: handle,
+    onMessage: handle,
+    onState: (state, retryMs) => {
+      liveState.textContent = state === "open" ? t("connected") : t("disconnected");
+      liveState.dataset.state = state === "open" ? "open" : "closed";
+      if (state === "open") delete liveState.dataset.retryMs;
+      else if (retryMs !== null) liveState.dataset.retryMs = String(retryMs);
+    },
+    notice,
+  });
+  connection.connect();
+  return () => connection.close();
 }

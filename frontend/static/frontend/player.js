@@ -40,16 +40,26 @@ function statsTable(profile, names) {
   );
 }
 
-/** Return an SVG bar chart of cards home per result (oldest left), with a text alternative. */
+/** A short date of the chart's axis, in the page's language ("6 dic."). */
+function axisDate(date) {
+  return new Date(`${date}T00:00:00Z`).toLocaleDateString(language, { day: "numeric", month: "short", timeZone: "UTC" });
+}
+
+/**
+ * Return a bar chart of cards home per result (oldest left), with a text alternative: an SVG of
+ * the bars and grid lines, between HTML axes (the share of the variant's cards, 0 to 100 %, and
+ * the days of the first and last results), whose text keeps its size however the chart scales.
+ */
 export function resultsChart(results, totals) {
   const shown = results.slice(0, CHART_DAYS).reverse();
   const width = 12 * CHART_DAYS; // bars keep their width however few results there are
   const height = 60;
+  const room = height - 4;
   const ns = "http://www.w3.org/2000/svg";
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.setAttribute("class", "chart");
-  svg.setAttribute("preserveAspectRatio", "xMinYMax meet");
+  svg.setAttribute("preserveAspectRatio", "none");
   svg.setAttribute("role", "img");
   svg.setAttribute("aria-labelledby", "chart-title chart-desc");
   const title = document.createElementNS(ns, "title");
@@ -57,11 +67,23 @@ export function resultsChart(results, totals) {
   title.textContent = t("Cards home in the last {count} results", { count: shown.length });
   const desc = document.createElementNS(ns, "desc");
   desc.id = "chart-desc";
+  const shares = [1, 0.5, 0];
+  for (const share of shares) {
+    const line = document.createElementNS(ns, "line");
+    const y = String(height - share * room);
+    line.setAttribute("x1", "0");
+    line.setAttribute("x2", String(width));
+    line.setAttribute("y1", y);
+    line.setAttribute("y2", y);
+    line.setAttribute("class", share ? "grid" : "axis");
+    line.setAttribute("vector-effect", "non-scaling-stroke");
+    svg.append(line);
+  }
   const sentences = [];
   shown.forEach((result, i) => {
     const total = totals.get(result.variant) || 52;
     const bar = document.createElementNS(ns, "rect");
-    const tall = Math.max(2, Math.round((result.foundation_cards / total) * (height - 4)));
+    const tall = Math.max(2, Math.round((result.foundation_cards / total) * room));
     bar.setAttribute("x", String(i * 12 + 1));
     bar.setAttribute("y", String(height - tall));
     bar.setAttribute("width", "10");
@@ -79,7 +101,35 @@ export function resultsChart(results, totals) {
   });
   desc.textContent = sentences.join("; ");
   svg.prepend(title, desc);
-  return svg;
+  // The axes repeat what the text alternative says: hidden from screen readers.
+  const share = new Intl.NumberFormat(language, { style: "percent" });
+  const yAxis = h(
+    "div",
+    { class: "chart-y", "aria-hidden": "true" },
+    shares.map((value) => h("span", { style: { top: `${((height - value * room) / height) * 100}%` } }, share.format(value))),
+  );
+  const at = (i) => ({ left: `${((i * 12 + 6) / width) * 100}%` });
+  const last = shown.length - 1;
+  // The first and last days under their bars; when the bars are too close for two labels, one
+  // label says both.
+  const apart = last >= 8;
+  const [oldest, newest] = [axisDate(shown[0].date), axisDate(shown[last].date)];
+  const first = apart || oldest === newest ? oldest : `${oldest} – ${newest}`;
+  const xAxis = h(
+    "div",
+    { class: "chart-x", "aria-hidden": "true" },
+    h("span", { class: "first", style: at(0) }, first),
+    apart ? h("span", { class: "last", style: at(last) }, axisDate(shown[last].date)) : null,
+  );
+  return h(
+    "div",
+    { class: "chart-frame" },
+    h("span", { class: "chart-axis-title y", "aria-hidden": "true" }, t("Cards home")),
+    yAxis,
+    svg,
+    xAxis,
+    h("span", { class: "chart-axis-title x", "aria-hidden": "true" }, t("Day")),
+  );
 }
 
 export async function playerView(root, nickname) {

@@ -8,6 +8,7 @@ import { countdown } from "./countdown.js";
 import { h, mount, say } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { session } from "./identity.js";
+import { leagueRanksFact } from "./leagues.js";
 
 const RANK_TRIES = 12; // one a second: verification is quick, a board is cached briefly
 const BAR_CELLS = 10;
@@ -129,6 +130,7 @@ function show(game, { focus }) {
       fact(t("Moves"), game.ply, "result-moves"),
       daily ? h("div", {}, h("dt", {}, t("Rank today")), rank) : null,
       daily ? h("div", {}, h("dt", {}, t("Win streak")), streak) : null,
+      daily && !game.voided ? leagueRanksFact(game) : null,
     ),
     daily ? clock.el : h("p", { class: "note" }, t("A practice game never reaches a leaderboard.")),
     daily ? null : nextGames(game, message),

@@ -5,9 +5,9 @@ between them, every ``--poll`` seconds, check the deals a request made on demand
 from __future__ import annotations
 
 import datetime as dt
-import sys
+import io
+import logging
 import time
-import traceback
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +17,34 @@ from django.db import connections
 
 from core import heartbeats
 from games import clock, selectors, services
+
+logger = logging.getLogger("games.scheduler")
+
+
+class LogLines(io.TextIOBase):
+    """A text stream whose every line is logged (``games.scheduler``) at ``level``: what the
+    jobs write reaches the log as lines of the service's shape, not bare text on stdout."""
+
+    def __init__(self, level: int) -> None:
+        super().__init__()
+        self.level = level
+        self.pending = ""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.pending += text
+        *lines, self.pending = self.pending.split("\n")
+        for line in lines:
+            if line.strip():
+                logger.log(self.level, "%s", line.rstrip())
+        return len(text)
+
+    def flush(self) -> None:
+        if self.pending.strip():
+            logger.log(self.level, "%s", self.pending.rstrip())
+        self.pending = ""
 
 
 def check_time_of_day(text: str) -> dt.time:
@@ -36,19 +64,15 @@ def next_run(*, after: dt.datetime, at: dt.time) -> dt.datetime:
     return candidate
 
 
-def stamp() -> str:
-    """Return the clock's time for a log line."""
-    return clock.now().strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
 class Command(BaseCommand):
     help = (
         "Run preparedeals then closedays now, then every day at --at (UTC), for ever; a failed "
         "run is tried again after --retry seconds. Both commands do nothing when there is "
         "nothing to do, so a run more is harmless. Every --poll seconds it also certifies the "
         "deals a request made before preparedeals did, as they stand, and looks for deals "
-        "an admin asked to regenerate and runs regeneratedeals if there are any. Logs go to "
-        "stdout, tracebacks to stderr."
+        "an admin asked to regenerate and runs regeneratedeals if there are any. It logs "
+        "through the service's logging (LOG_FORMAT), one line a step and one a line the jobs "
+        "print, failures with their traceback."
     )
     requires_system_checks = []  # the jobs run the checks they need; a loop must not die of one
 
@@ -75,6 +99,8 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
+        # What the jobs print is logged, a record a line (LOG_FORMAT), as the loop's own steps.
+        self.out, self.err = LogLines(logging.INFO), LogLines(logging.WARNING)
         at = check_time_of_day(options["at"])
         days, retry = options["days"], options["retry"]
         if not 1 <= days <= 366:
@@ -124,10 +150,9 @@ class Command(BaseCommand):
         for name, arguments in (("preparedeals", [str(days)]), ("closedays", [])):
             self.say(f"{name} starts")
             try:
-                call_command(name, *arguments, stdout=self.stdout, stderr=self.stderr)
+                call_command(name, *arguments, stdout=self.out, stderr=self.err)
             except (Exception, SystemExit) as error:
-                self.say(f"{name} failed: {type(error).__name__}: {error}")
-                traceback.print_exc(file=sys.stderr)
+                logger.error("%s failed: %s: %s", name, type(error).__name__, error, exc_info=True)
                 return False
             self.say(f"{name} done")
         return True
@@ -142,8 +167,9 @@ class Command(BaseCommand):
                 verdict = "certified" if deal.certified else "not proved winnable"
                 self.say(f"{deal.variant.slug} {deal.date.isoformat()} checked: {verdict}")
         except Exception as error:
-            self.say(f"checking deals failed: {type(error).__name__}: {error}")
-            traceback.print_exc(file=sys.stderr)
+            logger.error(
+                "checking deals failed: %s: %s", type(error).__name__, error, exc_info=True
+            )
         finally:
             connections.close_all()
 
@@ -154,15 +180,15 @@ class Command(BaseCommand):
             if not selectors.regenerations_pending():
                 return
             self.say("regeneratedeals starts")
-            call_command("regeneratedeals", stdout=self.stdout, stderr=self.stderr)
+            call_command("regeneratedeals", stdout=self.out, stderr=self.err)
             self.say("regeneratedeals done")
         except (Exception, SystemExit) as error:
-            self.say(f"regeneratedeals failed: {type(error).__name__}: {error}")
-            traceback.print_exc(file=sys.stderr)
+            logger.error(
+                "regeneratedeals failed: %s: %s", type(error).__name__, error, exc_info=True
+            )
         finally:
             connections.close_all()
 
     def say(self, text: str) -> None:
-        """Write one timestamped line to stdout, at once."""
-        self.stdout.write(f"{stamp()} scheduler: {text}")
-        self.stdout.flush()
+        """Log one step of the scheduler (``games.scheduler``, INFO)."""
+        logger.info("%s", text)
