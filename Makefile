@@ -167,12 +167,13 @@ board: $(VENV)/.installed-bench
 movepath: $(VENV)/.installed-bench
 	$(BIN)/python benchmarks/movepath.py $(MOVEPATH_ARGS)
 
-# The solver against its targets: decided shares and positions per second on bench-0 … bench-99
-# (about 15 minutes on 2 cores: two variants at a time, each deal 10 s of CPU).
+# The solver against its targets: decided shares and positions per second on bench-0 … bench-99,
+# for every daily variant shipped (about 35 minutes on 2 cores: two variants at a time, each deal
+# 10 s of CPU; Spider's undecided deals take their whole budget).
 solver-bench: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/solver.py --deals 100 --seconds 10 --jobs 2
 
-# The win-rate study (about 16 minutes on 2 cores: two variants at a time); rewrites the report
+# The win-rate study (about 30 minutes on 2 cores: two variants at a time); rewrites the report
 # at the top of docs/winrates.md and keeps its hand-written sections.
 winrates: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/winrates.py --deals 50 --seconds 30 --jobs 2

@@ -30,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from games.engine import apply_move, builtin_variant, deal, launch_slugs, practice_seed, solve
+from games.engine import apply_move, builtin_variant, daily_slugs, deal, practice_seed, solve
 
 DECIDED_TARGETS = {
     "caprice": 0.95,
@@ -38,6 +38,9 @@ DECIDED_TARGETS = {
     "quadruple-canfield": 0.95,
     "box-kite": 0.50,
     "capricieuse": 0.95,
+    "klondike-draw-3": 0.95,
+    "freecell": 0.95,
+    "spider-2-suits": 0.60,
 }
 SPEED_TARGET = 30_000
 FLOOR_STEPS = 300_000
@@ -107,7 +110,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=10.0)
-    parser.add_argument("--variants", nargs="*", default=launch_slugs())
+    parser.add_argument("--variants", nargs="*", default=daily_slugs())
     parser.add_argument("--jobs", type=int, default=1, help="variants benchmarked at once")
     parser.add_argument("--prefix", default="bench", help="seed texts <prefix>-0 … <prefix>-<N-1>")
     parser.add_argument("--first", type=int, default=0, help="number of the first deal")

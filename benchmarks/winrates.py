@@ -35,8 +35,16 @@ VARIANTS = [
     "capricieuse",
     "canfield",
     "beleaguered-castle",
+    "klondike-draw-3",
+    "freecell",
+    "spider-2-suits",
 ]
 PUBLISHED = {
+    "klondike-draw-3": (
+        "81.945% ± 0.084% winnable with full information, draw 3, unlimited redeals, no "
+        "foundation return (Solvitaire's 'klondike')"
+    ),
+    "freecell": "more than 99.9% winnable with 4 free cells",
     "castile": "about 35% won in human play",
     "box-kite": "about 7% won in human play",
     "canfield": "65–82% winnable with full information (Solvitaire, 200 deals)",

@@ -5,7 +5,7 @@ A variant is a rules document (JSON) compiled by ``compile_rules``; a position i
 """
 
 from .cards import card_code, card_label, parse_card
-from .catalogue import builtin_rules, builtin_variant, catalogue, launch_slugs
+from .catalogue import builtin_rules, builtin_variant, catalogue, daily_slugs, launch_slugs
 from .dealing import deal, shuffled_pack
 from .export import player_view, state_from_json, state_to_json
 from .moves import (
@@ -52,6 +52,7 @@ __all__ = [
     "commitment",
     "compile_rules",
     "daily_seed",
+    "daily_slugs",
     "deal",
     "is_stuck",
     "launch_slugs",

@@ -12,6 +12,7 @@ from .rules import (
     FOUNDATION_LIMIT,
     Build,
     Direction,
+    Kind,
     PileRule,
     SuitRule,
 )
@@ -92,3 +93,40 @@ def foundation_refusal(
             ),
         )
     return None
+
+
+def run_refusal(
+    rule: PileRule, cards: tuple[int, ...], pile: Pile, count: int, source: Kind
+) -> Refusal | None:
+    """Return why the complete-runs foundation ``rule`` refuses the top ``count`` of ``pile``.
+
+    It takes only a whole run of 13 cards at once, off the top of a tableau pile: its base card
+    at the bottom, each card above building on the one below by the foundation's build.
+    """
+    if cards:
+        return IllegalCode.FOUNDATION_FULL, lambda: reason(
+            gettext_noop("{pile} already holds 13 cards."), pile=rule.id
+        )
+    base = rule.base_rank
+    assert rule.build is not None and base is not None
+    run = pile.cards[-count:]
+    if (
+        source is Kind.TABLEAU
+        and count == FOUNDATION_LIMIT
+        and RANK_OF[run[0]] == base
+        and (rule.base_suit is None or SUIT_OF[run[0]] == rule.base_suit)
+        and all(builds(rule.build, run[i - 1], run[i]) for i in range(1, count))
+    ):
+        return None
+    return (
+        IllegalCode.RUN_ONLY,
+        lambda: reason(
+            gettext_noop(
+                "{pile} takes only a complete run of 13 cards from a tableau pile, at once: "
+                "{base} at the bottom, building {build}."
+            ),
+            pile=rule.id,
+            base=BaseWord(base, rule.base_suit),
+            build=rule.build,
+        ),
+    )

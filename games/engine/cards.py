@@ -72,6 +72,11 @@ def rank_label(rank: int) -> str:
     return RANK_NAMES[rank - 1]
 
 
-def fresh_pack(decks: int) -> list[Card]:
-    """Return the fresh pack of ``decks`` decks in the order of docs/deals.md."""
-    return list(range(CARDS_PER_DECK)) * decks
+def fresh_pack(decks: int, suits: tuple[int, ...] = (0, 1, 2, 3)) -> list[Card]:
+    """Return the fresh pack of ``decks`` decks in the order of docs/deals.md.
+
+    Each deck is four runs Ace to King, the i-th of suit ``suits[i % len(suits)]``: with the
+    four suits, clubs, diamonds, hearts and spades.
+    """
+    deck = [suits[i % len(suits)] * 13 + r for i in range(4) for r in range(13)]
+    return deck * decks

@@ -23,7 +23,8 @@ def _entries() -> dict[str, dict[str, Any]]:
 
 def catalogue() -> list[dict[str, Any]]:
     """Return every shipped variant: slug, name, description, translations (of the name and
-    description, by language code; optional), launch, order and rules."""
+    description, by language code; optional), launch, daily (optional: offered as a daily by
+    default though not a launch variant), order and rules."""
     return [json.loads(json.dumps(entry)) for entry in _entries().values()]
 
 
@@ -35,6 +36,12 @@ def launch_slugs() -> list[str]:
 def builtin_rules(slug: str) -> dict[str, Any]:
     """Return a copy of the rules document of a shipped variant; raise ``KeyError`` if unknown."""
     return json.loads(json.dumps(_entries()[slug]["rules"]))
+
+
+def daily_slugs() -> list[str]:
+    """Return the slugs of the variants offered as dailies by default (the launch variants and
+    the classics marked ``daily``), in display order."""
+    return [slug for slug, entry in _entries().items() if entry["launch"] or entry.get("daily")]
 
 
 @cache

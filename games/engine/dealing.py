@@ -13,7 +13,7 @@ from .state import Pile, State
 
 def shuffled_pack(variant: Variant, seed: bytes) -> list[int]:
     """Return the pack of docs/deals.md: the fresh pack less placed cards, shuffled by ``seed``."""
-    pack = fresh_pack(variant.decks)
+    pack = fresh_pack(variant.decks, variant.pack_suits)
     for _, card in variant.placed:
         pack.remove(card)  # removes deck 1's copy: the first in fresh-pack order
     return list(shuffle(pack, seed))
@@ -39,7 +39,9 @@ def deal(variant: Variant, seed: bytes) -> State:
                 continue
             assert step.rounds is not None
             for round_number in range(step.rounds):
-                for target in step.targets:
+                for k, target in enumerate(step.targets):
+                    if step.counts is not None and step.counts[k] <= round_number:
+                        continue
                     if (
                         base_rank is None
                         and variant.piles[target].kind is Kind.FOUNDATION
@@ -47,7 +49,9 @@ def deal(variant: Variant, seed: bytes) -> State:
                     ):
                         base_rank = RANK_OF[pack[position]]
                     cards[target].append(pack[position])
-                    if round_number < step.face_down_rounds:
+                    if round_number < (
+                        step.face_down_rounds if step.face_down is None else step.face_down[k]
+                    ):
                         hidden[target] += 1
                     position += 1
     piles = tuple(Pile(tuple(c), h) for c, h in zip(cards, hidden, strict=True))

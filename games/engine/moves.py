@@ -30,6 +30,10 @@ class IllegalCode(enum.StrEnum):
     NOTHING_TO_DEAL = "nothing_to_deal"
     NO_REDEALS_LEFT = "no_redeals_left"
     NO_REDEAL = "no_redeal"
+    CELL_FULL = "cell_full"
+    SEQUENCE_TOO_LONG = "sequence_too_long"
+    RUN_ONLY = "run_only"
+    DEAL_BLOCKED = "deal_blocked"
     NOTHING_TO_UNDO = "nothing_to_undo"
     GAME_WON = "game_won"
 

@@ -8,12 +8,21 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from .building import Refusal, builds, foundation_refusal, sequence_length
+from .building import Refusal, builds, foundation_refusal, run_refusal, sequence_length
 from .cards import RANK_OF
 from .dealing import redeal
 from .moves import AnyMove, Deal, IllegalCode, IllegalMove, Move, Redeal, Undo
 from .reasons import CardWord, RankWord, gettext_noop, reason
-from .rules import ANY_RANK, BASE_FROM_DEAL, NO_CARD, Kind, PileRule, Return, Variant
+from .rules import (
+    ANY_RANK,
+    BASE_FROM_DEAL,
+    FOUNDATION_LIMIT,
+    NO_CARD,
+    Kind,
+    PileRule,
+    Return,
+    Variant,
+)
 from .state import Pile, State
 
 
@@ -60,6 +69,28 @@ def _tableau_refusal(state: State, rule: PileRule, pile: Pile, card: int) -> Ref
             rank=RankWord(wanted),
         ),
     )
+
+
+def movable(rule: PileRule, pile: Pile) -> int:
+    """Return how many cards at the top of ``pile`` may move together by its rule's moves."""
+    if not rule.sequences or rule.build is None:
+        return 1 if pile.cards and pile.hidden < len(pile.cards) else 0
+    if rule.any_group:
+        return pile.face_up
+    return sequence_length(rule.sequence_build or rule.build, pile)
+
+
+def supermove_limit(state: State, dst: int) -> int:
+    """Return how many cards may move together onto pile ``dst`` by FreeCell's rule.
+
+    One card, plus one for each empty free cell, doubled for each empty tableau pile other than
+    ``dst``: (1 + empty cells) × 2 ** (empty tableau piles, the target left out).
+    """
+    piles = state.piles
+    variant = state.variant
+    cells = sum(1 for i in variant.cells if not piles[i].cards)
+    spaces = sum(1 for i in variant.tableau if i != dst and not piles[i].cards)
+    return (1 + cells) << spaces
 
 
 def refusal(state: State, move: Move) -> Refusal | None:
@@ -125,6 +156,8 @@ def _transfer_refusal(state: State, src: int, dst: int, count: int) -> Refusal |
                     gettext_noop("A card on a foundation may only be played back to the tableau.")
                 ),
             )
+    if dst_rule.complete_runs:
+        return run_refusal(dst_rule, state.piles[dst].cards, pile, count, src_rule.kind)
     if count > 1:
         if not src_rule.sequences:
             return IllegalCode.SINGLE_CARDS, lambda: reason(
@@ -134,9 +167,9 @@ def _transfer_refusal(state: State, src: int, dst: int, count: int) -> Refusal |
             return IllegalCode.SINGLE_CARDS, lambda: reason(
                 gettext_noop("Only one card at a time goes to {pile}."), pile=target
             )
-        build = src_rule.build
+        build = src_rule.sequence_build or src_rule.build
         assert build is not None
-        if sequence_length(build, pile) < count:
+        if movable(src_rule, pile) < count:
             return (
                 IllegalCode.NOT_A_SEQUENCE,
                 lambda: reason(
@@ -149,11 +182,31 @@ def _transfer_refusal(state: State, src: int, dst: int, count: int) -> Refusal |
                     build=build,
                 ),
             )
+        if src_rule.supermove:
+            limit = supermove_limit(state, dst)
+            if count > limit:
+                return (
+                    IllegalCode.SEQUENCE_TOO_LONG,
+                    lambda: reason(
+                        gettext_noop(
+                            "Only {limit} card(s) can move together now: one, plus one for each "
+                            "empty free cell, doubled for each empty tableau pile other than the "
+                            "target."
+                        ),
+                        limit=limit,
+                    ),
+                )
     card = pile.cards[-count]
     if dst_rule.kind is Kind.TABLEAU:
         return _tableau_refusal(state, dst_rule, state.piles[dst], card)
     if dst_rule.kind is Kind.FOUNDATION:
         return foundation_refusal(dst_rule, state.piles[dst].cards, card, state.base_rank)
+    if dst_rule.cell:
+        if not state.piles[dst].cards:
+            return None
+        return IllegalCode.CELL_FULL, lambda: reason(
+            gettext_noop("{pile} is a free cell and already holds a card."), pile=target
+        )
     return (
         IllegalCode.TARGET_REFUSES,
         lambda: reason(gettext_noop("Nothing may be played onto {kind}."), kind=dst_rule.kind),
@@ -202,6 +255,10 @@ def deal_refusal(state: State) -> Refusal | None:
     if stock is None or variant.stock_index is None:
         return IllegalCode.NO_STOCK, lambda: reason(gettext_noop("This game has no stock."))
     if state.piles[variant.stock_index].cards:
+        if stock.needs_no_empty_tableau and any(not state.piles[i].cards for i in variant.tableau):
+            return IllegalCode.DEAL_BLOCKED, lambda: reason(
+                gettext_noop("The stock deals only when no tableau pile is empty.")
+            )
         return None
     if stock.deal_to is not Kind.WASTE:
         return IllegalCode.NOTHING_TO_DEAL, lambda: reason(
@@ -314,19 +371,24 @@ def _transfers(state: State) -> Iterator[Move]:
     ids = variant.ids
     rules = variant.piles
     piles = state.piles
-    targets = variant.foundations + variant.tableau
+    targets = variant.foundations + variant.tableau + variant.cells
     for src in _sources(variant):
         pile = piles[src]
         if pile.hidden >= len(pile.cards):
             continue
         rule = rules[src]
-        longest = 1
-        if rule.sequences and rule.build is not None:
-            longest = sequence_length(rule.build, pile)
+        longest = movable(rule, pile)
         for dst in targets:
             if dst == src:
                 continue
-            counts = range(1, longest + 1) if rules[dst].kind is Kind.TABLEAU else (1,)
+            target_rule = rules[dst]
+            counts: range | tuple[int, ...]
+            if target_rule.complete_runs:
+                counts = (FOUNDATION_LIMIT,) if pile.face_up >= FOUNDATION_LIMIT else ()
+            elif target_rule.kind is Kind.TABLEAU:
+                counts = range(1, longest + 1)
+            else:
+                counts = (1,)
             for count in counts:
                 if _transfer_refusal(state, src, dst, count) is None:
                     yield Move(ids[src], ids[dst], count)
@@ -361,7 +423,9 @@ __all__ = [
     "foundation_refusal",
     "is_stuck",
     "legal_moves",
+    "movable",
     "redeal_refusal",
     "refusal",
     "sequence_length",
+    "supermove_limit",
 ]

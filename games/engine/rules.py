@@ -7,29 +7,45 @@ Document fields (see ``variants/*.json`` for complete examples):
 
 ``decks``
     Number of 52-card decks, 1–8.
+``suits``
+    The suits the pack is made of (default ``["C", "D", "H", "S"]``): one, two or four suit
+    letters; each deck is four runs Ace to King, the i-th of suit ``suits[i % len(suits)]``
+    (Spider with one suit plays eight runs of Spades).
 ``foundations``
     A list of groups, each ``{"count", "suits", "base", "placed", "build"}``: ``suits`` is one suit
     letter per pile or ``null`` for any suit; ``base`` is the rank an empty pile takes (``"A"`` …
     ``"K"``) or ``"deal"`` for the rank of the first card the deal puts on a foundation;
-    ``placed`` puts the base cards on the piles before the shuffle (they then never move).
+    ``placed`` puts the base cards on the piles before the shuffle (they then never move);
+    ``complete_runs`` (default false) makes a pile take only a whole run of 13 cards at once,
+    from its base by its build, off the top of a tableau pile (Spider).
     A foundation holds at most 13 cards.
 ``foundation_return``
     ``"none"``, ``"tableau"`` or ``"anywhere"``: where a foundation's top card may be played.
 ``tableau``
-    ``{"count", "build", "moves", "empty", "refill_from"}``: ``moves`` is ``"single"`` or
-    ``"sequence"``; ``empty`` is what an empty pile takes (``"any"``, ``"none"``, a rank letter
-    or ``"base"``); ``refill_from`` names a pile whose top card fills an emptied pile at once,
-    while it has cards.
+    ``{"count", "build", "moves", "sequence", "empty", "refill_from"}``: ``moves`` is
+    ``"single"``, ``"sequence"`` (a built sequence moves as a unit), ``"supermove"`` (as
+    ``"sequence"``, at most (1 + empty free cells) × 2^(empty tableau piles other than the
+    target) cards at once: FreeCell) or ``"any"`` (any face-up cards move together: Yukon);
+    ``sequence`` is the build a moving sequence must follow, when stricter than ``build``
+    (Spider: same suit); ``empty`` is what an empty pile takes (``"any"``, ``"none"``, a rank
+    letter or ``"base"``); ``refill_from`` names a pile whose top card fills an emptied pile at
+    once, while it has cards.
 ``reserves``
-    ``{"count"}`` or ``null``. Only a reserve's top card plays; nothing is played onto it.
+    ``{"count", "free_cells"}`` or ``null``. Only a reserve's top card plays; nothing is played
+    onto it, unless ``free_cells`` (default false): then each holds at most one card, and an
+    empty one takes any card.
 ``stock``
     ``null``, ``{"deal_to": "waste", "cards": n, "redeals": n | null}`` (``null``: unlimited), or
-    ``{"deal_to": "tableau" | "reserve"}`` (one card to each pile of that kind, no redeal).
+    ``{"deal_to": "tableau" | "reserve", "requires": null | "no-empty-tableau"}`` (one card to
+    each pile of that kind, no redeal; ``"no-empty-tableau"``: only while no tableau pile is
+    empty, as in Spider).
 ``redeal``
     ``null`` or ``{"hook": name, "limit": n}``: a ``redeal`` move carried out by a named hook.
 ``deal``
     ``{"steps": [...]}`` or ``{"hook": name}``. A step is ``{"to": kind, "rounds": n,
-    "face_down_rounds": k}`` (n rounds over every pile of a kind), ``{"to": pile id, "cards": n,
+    "face_down_rounds": k}`` (n rounds over every pile of a kind), ``{"to": kind, "counts":
+    [n0, n1, …], "face_down": [k0, k1, …]}`` (rounds over the piles of a kind, pile i taking
+    ni cards, its first ki face down: Klondike's triangle), ``{"to": pile id, "cards": n,
     "face_down": k}`` or ``{"to": "stock"}`` (every card left, the first dealt on top).
 
 ``build`` is ``{"direction": "up" | "down" | "either", "suit": "same" | "alternate" | "any",
@@ -135,6 +151,11 @@ class PileRule:
     empty_rank: int = NO_CARD
     sequences: bool = False
     refill_from: int | None = None
+    supermove: bool = False
+    any_group: bool = False
+    sequence_build: Build | None = None
+    cell: bool = False
+    complete_runs: bool = False
 
 
 @dataclass(frozen=True)
@@ -142,16 +163,24 @@ class StockRule:
     deal_to: Kind
     cards: int
     redeals: int | None
+    needs_no_empty_tableau: bool = False
 
 
 @dataclass(frozen=True)
 class DealStep:
-    """Deal ``cards`` cards (or every card left, when None) to ``targets`` in rounds."""
+    """Deal ``rounds`` rounds over ``targets`` (every card left to the stock, when None).
+
+    With ``counts``, pile ``targets[i]`` takes ``counts[i]`` cards in all (a round skips the
+    piles that have theirs) and its first ``face_down[i]`` are face down; otherwise every round
+    gives each target one card, the first ``face_down_rounds`` rounds face down.
+    """
 
     targets: tuple[int, ...]
     rounds: int | None
     face_down_rounds: int
     to_stock: bool = False
+    counts: tuple[int, ...] | None = None
+    face_down: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -168,6 +197,7 @@ class Variant:
     deal_hook: str | None
     deal_steps: tuple[DealStep, ...]
     placed: tuple[tuple[int, int], ...]
+    pack_suits: tuple[int, ...] = (0, 1, 2, 3)
 
     def __post_init__(self) -> None:
         piles = self.piles
@@ -177,6 +207,8 @@ class Variant:
         object.__setattr__(self, "foundations", by_kind[Kind.FOUNDATION])
         object.__setattr__(self, "tableau", by_kind[Kind.TABLEAU])
         object.__setattr__(self, "reserves", by_kind[Kind.RESERVE])
+        cells = tuple(p.index for p in piles if p.cell)
+        object.__setattr__(self, "cells", cells)
         object.__setattr__(self, "stock_index", (by_kind[Kind.STOCK] or (None,))[0])
         object.__setattr__(self, "waste_index", (by_kind[Kind.WASTE] or (None,))[0])
         object.__setattr__(self, "total_cards", self.decks * CARDS_PER_DECK)
@@ -189,6 +221,7 @@ class Variant:
     foundations: tuple[int, ...] = field(init=False, repr=False)
     tableau: tuple[int, ...] = field(init=False, repr=False)
     reserves: tuple[int, ...] = field(init=False, repr=False)
+    cells: tuple[int, ...] = field(init=False, repr=False)
     stock_index: int | None = field(init=False, repr=False)
     waste_index: int | None = field(init=False, repr=False)
     total_cards: int = field(init=False, repr=False)
@@ -274,9 +307,11 @@ def _rank(value: Any, where: str) -> int:
 # --- compilation ----------------------------------------------------------------------------
 
 DEAL_HOOKS = ("found-while-dealing",)
+MOVES = ("single", "sequence", "supermove", "any")
 REDEAL_HOOKS = ("gather-and-redeal",)
 _TOP_KEYS = {
     "decks",
+    "suits",
     "foundations",
     "foundation_return",
     "tableau",
@@ -292,19 +327,24 @@ def compile_rules(document: Mapping[str, Any]) -> Variant:
     doc = _obj(document, "rules")
     _check_keys(doc, _TOP_KEYS, "")
     decks = _int(_get(doc, "decks", ""), "decks", 1, MAX_DECKS)
+    pack_suits = _pack_suits(doc.get("suits"))
     piles: list[PileRule] = []
     placed: list[tuple[int, int]] = []
-    _foundations(doc, decks, piles, placed)
+    _foundations(doc, decks, piles, placed, pack_suits)
     foundation_return = _choice(_get(doc, "foundation_return", ""), "foundation_return", Return)
     tableau_doc = _obj(_get(doc, "tableau", ""), "tableau")
-    _check_keys(tableau_doc, {"count", "build", "moves", "empty", "refill_from"}, "tableau.")
+    _check_keys(
+        tableau_doc, {"count", "build", "moves", "sequence", "empty", "refill_from"}, "tableau."
+    )
     tableau_count = _int(_get(tableau_doc, "count", "tableau."), "tableau.count", 1, 40)
     reserves_doc = doc.get("reserves")
     reserve_count = 0
+    free_cells = False
     if reserves_doc is not None:
         reserves_doc = _obj(reserves_doc, "reserves")
-        _check_keys(reserves_doc, {"count"}, "reserves.")
+        _check_keys(reserves_doc, {"count", "free_cells"}, "reserves.")
         reserve_count = _int(_get(reserves_doc, "count", "reserves."), "reserves.count", 1, 20)
+        free_cells = _bool(reserves_doc.get("free_cells", False), "reserves.free_cells")
     stock = _stock(doc.get("stock"), reserve_count)
     ids_after_tableau = [f"reserve-{i}" for i in range(reserve_count)]
     if stock is not None:
@@ -318,7 +358,9 @@ def compile_rules(document: Mapping[str, Any]) -> Variant:
     for i in range(tableau_count):
         piles.append(PileRule(id=f"tableau-{i}", index=first_tableau + i, **tableau_rules))
     for i in range(reserve_count):
-        piles.append(PileRule(id=f"reserve-{i}", kind=Kind.RESERVE, index=len(piles)))
+        piles.append(
+            PileRule(id=f"reserve-{i}", kind=Kind.RESERVE, index=len(piles), cell=free_cells)
+        )
     if stock is not None:
         piles.append(PileRule(id="stock", kind=Kind.STOCK, index=len(piles)))
         if stock.deal_to is Kind.WASTE:
@@ -340,7 +382,20 @@ def compile_rules(document: Mapping[str, Any]) -> Variant:
         deal_hook=deal_hook,
         deal_steps=steps,
         placed=tuple(placed),
+        pack_suits=pack_suits,
     )
+    if free_cells and any(set(step.targets) & set(variant.reserves) for step in steps):
+        for step in steps:
+            counts = step.counts or (step.rounds or 0,) * len(step.targets)
+            for target, count in zip(step.targets, counts, strict=True):
+                if target in variant.reserves and count > 1:
+                    raise RulesError("deal", "a free cell holds one card: deal it one at most")
+    if stock is not None and stock.deal_to is Kind.RESERVE and free_cells:
+        raise RulesError("stock.deal_to", "a free cell holds one card: no stock deals to it")
+    if any(p.complete_runs for p in piles) and foundation_return is not Return.NONE:
+        raise RulesError(
+            "foundation_return", "foundations that take complete runs give nothing back: 'none'"
+        )
     if variant.base_from_deal and not any(
         set(step.targets) & set(variant.foundations) for step in steps
     ):
@@ -348,8 +403,28 @@ def compile_rules(document: Mapping[str, Any]) -> Variant:
     return variant
 
 
+def _pack_suits(value: Any) -> tuple[int, ...]:
+    if value is None:
+        return (0, 1, 2, 3)
+    if not isinstance(value, list) or len(value) not in (1, 2, 4):
+        raise RulesError("suits", "must list one, two or four suit letters")
+    suits = []
+    for k, letter in enumerate(value):
+        try:
+            suits.append(parse_suit(letter))
+        except ValueError as error:
+            raise RulesError(f"suits[{k}]", str(error)) from None
+    if len(set(suits)) != len(suits):
+        raise RulesError("suits", "must not repeat a suit")
+    return tuple(suits)
+
+
 def _foundations(
-    doc: Mapping[str, Any], decks: int, piles: list[PileRule], placed: list[tuple[int, int]]
+    doc: Mapping[str, Any],
+    decks: int,
+    piles: list[PileRule],
+    placed: list[tuple[int, int]],
+    pack_suits: tuple[int, ...],
 ) -> None:
     groups = _get(doc, "foundations", "")
     if not isinstance(groups, list) or not groups:
@@ -358,7 +433,9 @@ def _foundations(
     for g, raw in enumerate(groups):
         where = f"foundations[{g}]"
         group = _obj(raw, where)
-        _check_keys(group, {"count", "suits", "base", "placed", "build"}, f"{where}.")
+        _check_keys(
+            group, {"count", "suits", "base", "placed", "build", "complete_runs"}, f"{where}."
+        )
         count = _int(_get(group, "count", f"{where}."), f"{where}.count", 1, 8 * decks)
         suits = group.get("suits")
         suit_list: list[int | None]
@@ -373,12 +450,23 @@ def _foundations(
                     suit_list.append(parse_suit(letter))
                 except ValueError as error:
                     raise RulesError(f"{where}.suits[{k}]", str(error)) from None
+                if suit_list[-1] not in pack_suits:
+                    raise RulesError(f"{where}.suits[{k}]", f"{letter!r} is not in the pack")
         base = _get(group, "base", f"{where}.")
         base_rank = BASE_FROM_DEAL if base == "deal" else _rank(base, f"{where}.base")
         is_placed = _bool(group.get("placed", False), f"{where}.placed")
         if is_placed and (suits is None or base_rank == BASE_FROM_DEAL):
             raise RulesError(f"{where}.placed", "placed base cards need fixed suits and base rank")
+        if is_placed and len(pack_suits) != 4:
+            raise RulesError(f"{where}.placed", "placed base cards need the four-suit pack")
+        runs = _bool(group.get("complete_runs", False), f"{where}.complete_runs")
+        if runs and (is_placed or base_rank == BASE_FROM_DEAL):
+            raise RulesError(
+                f"{where}.complete_runs", "complete runs need a fixed base rank and no placed card"
+            )
         build = _build(_get(group, "build", f"{where}."), f"{where}.build")
+        if runs and build.wrap:
+            raise RulesError(f"{where}.complete_runs", "a complete run does not wrap")
         for suit in suit_list:
             index = len(piles)
             piles.append(
@@ -390,6 +478,7 @@ def _foundations(
                     base_rank=base_rank,
                     base_suit=suit,
                     placed=is_placed,
+                    complete_runs=runs,
                 )
             )
             if is_placed:
@@ -415,8 +504,14 @@ def _foundations(
 def _tableau(doc: Mapping[str, Any], all_ids: list[str], piles: list[PileRule]) -> dict[str, Any]:
     build = _build(_get(doc, "build", "tableau."), "tableau.build")
     moves = doc.get("moves", "single")
-    if moves not in ("single", "sequence"):
-        raise RulesError("tableau.moves", f"must be 'single' or 'sequence', got {moves!r}")
+    if moves not in MOVES:
+        choices = ", ".join(repr(m) for m in MOVES)
+        raise RulesError("tableau.moves", f"must be one of {choices}, got {moves!r}")
+    sequence_build = None
+    if doc.get("sequence") is not None:
+        if moves not in ("sequence", "supermove"):
+            raise RulesError("tableau.sequence", "only sequences that move follow a sequence rule")
+        sequence_build = _build(doc["sequence"], "tableau.sequence")
     empty = _get(doc, "empty", "tableau.")
     if empty == "any":
         empty_rank = ANY_RANK
@@ -442,8 +537,11 @@ def _tableau(doc: Mapping[str, Any], all_ids: list[str], piles: list[PileRule]) 
         "kind": Kind.TABLEAU,
         "build": build,
         "empty_rank": empty_rank,
-        "sequences": moves == "sequence",
+        "sequences": moves != "single",
         "refill_from": refill_index,
+        "supermove": moves == "supermove",
+        "any_group": moves == "any",
+        "sequence_build": sequence_build,
     }
 
 
@@ -451,9 +549,11 @@ def _stock(value: Any, reserve_count: int) -> StockRule | None:
     if value is None:
         return None
     doc = _obj(value, "stock")
-    _check_keys(doc, {"deal_to", "cards", "redeals"}, "stock.")
+    _check_keys(doc, {"deal_to", "cards", "redeals", "requires"}, "stock.")
     deal_to = _get(doc, "deal_to", "stock.")
     if deal_to == "waste":
+        if doc.get("requires") is not None:
+            raise RulesError("stock.requires", "only a stock that deals to piles has a condition")
         cards = _int(doc.get("cards", 1), "stock.cards", 1, 52)
         redeals = doc.get("redeals", 0)
         if redeals is not None:
@@ -462,11 +562,16 @@ def _stock(value: Any, reserve_count: int) -> StockRule | None:
     if deal_to in ("tableau", "reserve"):
         if deal_to == "reserve" and reserve_count == 0:
             raise RulesError("stock.deal_to", "deals to reserves but the variant has none")
+        requires = doc.get("requires")
+        if requires not in (None, "no-empty-tableau"):
+            raise RulesError(
+                "stock.requires", f"must be null or 'no-empty-tableau', got {requires!r}"
+            )
         if doc.get("redeals", 0) != 0:
             raise RulesError("stock.redeals", "only a stock that deals to a waste can redeal")
         if "cards" in doc:
             raise RulesError("stock.cards", "a stock dealing to piles gives one card to each")
-        return StockRule(Kind(deal_to), 1, 0)
+        return StockRule(Kind(deal_to), 1, 0, requires is not None)
     raise RulesError("stock.deal_to", f"must be 'waste', 'tableau' or 'reserve', got {deal_to!r}")
 
 
@@ -517,7 +622,27 @@ def _deal(
             steps.append(DealStep((by_id["stock"],), None, 0, to_stock=True))
             dealt = pack
             continue
-        if to in ("foundation", "tableau", "reserve"):
+        if to in ("foundation", "tableau", "reserve") and "counts" in step:
+            _check_keys(step, {"to", "counts", "face_down"}, f"{where}.")
+            targets = kinds[to]
+            if not targets:
+                raise RulesError(f"{where}.to", f"the variant has no {to} piles")
+            counts = _int_list(step["counts"], f"{where}.counts", len(targets), 0, pack)
+            downs = _int_list(
+                step.get("face_down", [0] * len(targets)),
+                f"{where}.face_down",
+                len(targets),
+                0,
+                pack,
+            )
+            for k, (count, down) in enumerate(zip(counts, downs, strict=True)):
+                if down > count:
+                    raise RulesError(f"{where}.face_down[{k}]", f"must be at most {count}")
+            if not any(counts):
+                raise RulesError(f"{where}.counts", "must deal at least one card")
+            steps.append(DealStep(targets, max(counts), 0, counts=counts, face_down=downs))
+            dealt += sum(counts)
+        elif to in ("foundation", "tableau", "reserve"):
             _check_keys(step, {"to", "rounds", "face_down_rounds"}, f"{where}.")
             targets = kinds[to]
             if not targets:
@@ -540,6 +665,12 @@ def _deal(
     if dealt != pack:
         raise RulesError("deal.steps", f"deal {dealt} cards, but the pack to shuffle holds {pack}")
     return None, tuple(steps)
+
+
+def _int_list(value: Any, where: str, length: int, low: int, high: int) -> tuple[int, ...]:
+    if not isinstance(value, list) or len(value) != length:
+        raise RulesError(where, f"must list one number per pile ({length})")
+    return tuple(_int(item, f"{where}[{k}]", low, high) for k, item in enumerate(value))
 
 
 def describe_base(pile: PileRule, base_rank: int | None) -> str:

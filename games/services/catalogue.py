@@ -9,14 +9,15 @@ from games.models import Variant
 def variants_load(*, include_extras: bool = False, update: bool = False) -> dict[str, str]:
     """Put the engine's shipped variants in the catalogue; return what happened to each.
 
-    Launch variants are enabled and daily; the further ones (``include_extras``) arrive
-    disabled, for admins to offer when they choose. Existing rows keep admins' edits unless
-    ``update``; each language of the document that a row does not translate yet is added to its
-    translations (an admin's are kept).
+    Launch variants, and the classics shipped as dailies (``daily``), are enabled and daily; the
+    further ones (``include_extras``) arrive disabled, for admins to offer when they choose.
+    Existing rows keep admins' edits unless ``update``; each language of the document that a row
+    does not translate yet is added to its translations (an admin's are kept).
     """
     report = {}
     for entry in catalogue():
-        if not entry["launch"] and not include_extras:
+        offered = bool(entry["launch"] or entry.get("daily"))
+        if not offered and not include_extras:
             continue
         fields = {
             "name": entry["name"],
@@ -29,8 +30,8 @@ def variants_load(*, include_extras: bool = False, update: bool = False) -> dict
             Variant.objects.create(
                 slug=entry["slug"],
                 display_order=entry["order"],
-                enabled=entry["launch"],
-                daily=entry["launch"],
+                enabled=offered,
+                daily=offered,
                 **fields,
             )
             report[entry["slug"]] = "added"

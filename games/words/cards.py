@@ -112,6 +112,8 @@ def say_pile(variant: Variant, index: int) -> str:
     if rule.kind is Kind.TABLEAU:
         return gettext("tableau pile %(number)d") % {"number": number}
     if rule.kind is Kind.RESERVE:
+        if rule.cell:
+            return gettext("free cell %(number)d") % {"number": number}
         if len(variant.reserves) == 1:
             return gettext("the reserve")
         return gettext("reserve %(number)d") % {"number": number}

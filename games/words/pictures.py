@@ -139,7 +139,10 @@ def layout_picture(state: State, *, revealed: bool = False) -> LayoutPicture:
         if not indices:
             continue
         piles = tuple(_pile(state, i, revealed=revealed) for i in indices)
-        rows.append(RowPicture(kind=kind.value, title=_row_title(kind, len(piles)), piles=piles))
+        title = _row_title(kind, len(piles))
+        if kind is Kind.RESERVE and variant.cells:
+            title = ngettext("Free cell", "Free cells", len(piles))
+        rows.append(RowPicture(kind=kind.value, title=title, piles=piles))
     base = ""
     if variant.base_from_deal and state.base_rank is not None:
         base = say_card(state.base_rank - 1)[:-1]

@@ -23,7 +23,7 @@ from games.engine.rules import (
     PileRule,
     Return,
 )
-from games.words.cards import say_build, say_pile, say_rank
+from games.words.cards import SUIT_NAMES, say_build, say_pile, say_rank
 
 
 @dataclass(frozen=True)
@@ -41,11 +41,12 @@ def _groups(variant: Variant) -> list[list[PileRule]]:
     for index in variant.foundations:
         rule = variant.piles[index]
         last = groups[-1][-1] if groups else None
-        if last is not None and (last.build, last.base_rank, last.placed) == (
-            rule.build,
-            rule.base_rank,
-            rule.placed,
-        ):
+        if last is not None and (
+            last.build,
+            last.base_rank,
+            last.placed,
+            last.complete_runs,
+        ) == (rule.build, rule.base_rank, rule.placed, rule.complete_runs):
             groups[-1].append(rule)
         else:
             groups.append([rule])
@@ -92,6 +93,12 @@ def _foundation_group(piles: list[PileRule]) -> str:
             count,
         )
     assert first.build is not None
+    if first.complete_runs:
+        build = _(
+            "A foundation takes only a complete run of 13 cards at once, off the top of a tableau "
+            "pile: the %(rank)s at the bottom, each card above building %(build)s."
+        ) % {"rank": say_rank(first.base_rank or 1), "build": say_build(first.build)}
+        return f"{start % values} {build}"
     build = _("They build %(build)s, up to 13 cards.") % {"build": say_build(first.build)}
     return f"{start % values} {build}"
 
@@ -126,7 +133,22 @@ def _tableau(variant: Variant) -> Section:
         ngettext("%(count)d tableau pile.", "%(count)d tableau piles.", count) % {"count": count},
         _("A tableau pile builds %(build)s.") % {"build": say_build(rule.build)},
     ]
-    if rule.sequences:
+    if rule.any_group:
+        sentences.append(
+            _(
+                "Any face-up cards may be moved together, whatever their order, onto a pile "
+                "that takes the lowest of them."
+            )
+        )
+    elif rule.sequences and rule.sequence_build is not None:
+        sentences.append(
+            _(
+                "Only a sequence built %(build)s may be moved as a unit, onto a pile that takes "
+                "its bottom card."
+            )
+            % {"build": say_build(rule.sequence_build)}
+        )
+    elif rule.sequences:
         sentences.append(
             _(
                 "Any built sequence at the top of a pile may be moved as a unit onto a pile "
@@ -135,6 +157,14 @@ def _tableau(variant: Variant) -> Section:
         )
     else:
         sentences.append(_("Only the top card moves, one card at a time."))
+    if rule.supermove:
+        sentences.append(
+            _(
+                "A sequence moves only as far as free spaces allow: at most one card, plus one "
+                "for each empty free cell, the whole doubled for each empty tableau pile other "
+                "than the one it goes to."
+            )
+        )
     if rule.refill_from is not None:
         sentences.append(
             _(
@@ -164,6 +194,15 @@ def _reserves(variant: Variant) -> Section | None:
     count = len(variant.reserves)
     if not count:
         return None
+    if variant.cells:
+        cells = (
+            ngettext("%(count)d free cell.", "%(count)d free cells.", count) % {"count": count},
+            _(
+                "A free cell holds one card at most: an empty one takes any card, and its card "
+                "plays to a foundation, the tableau or another free cell."
+            ),
+        )
+        return Section("reserve", ngettext("Free cell", "Free cells", count), cells)
     sentences = (
         ngettext("%(count)d reserve pile.", "%(count)d reserve piles.", count) % {"count": count},
         _(
@@ -210,7 +249,12 @@ def _stock(variant: Variant) -> Section:
                 % {"count": stock.redeals}
             )
         return Section("stock", _("Stock and waste"), tuple(sentences))
-    if stock.deal_to is Kind.TABLEAU:
+    if stock.deal_to is Kind.TABLEAU and stock.needs_no_empty_tableau:
+        deal = _(
+            "A deal from the stock puts one card face up on each tableau pile, in order; a deal "
+            "may be made only while no tableau pile is empty."
+        )
+    elif stock.deal_to is Kind.TABLEAU:
         deal = _(
             "A deal from the stock puts one card face up on each tableau pile, in order, empty "
             "piles included; a deal may be made at any time."
@@ -237,9 +281,41 @@ def _redeal(variant: Variant) -> Section | None:
     return Section("redeal", _("Redeals"), (sentence,))
 
 
+def _counts(variant: Variant, step: DealStep) -> str:
+    assert step.counts is not None and step.face_down is not None
+    piles = {
+        Kind.FOUNDATION: _("the foundations"),
+        Kind.TABLEAU: _("the tableau piles"),
+        Kind.RESERVE: _("the reserves"),
+    }[variant.piles[step.targets[0]].kind]
+    values = {
+        "piles": piles,
+        "counts": ", ".join(str(n) for n in step.counts),
+        "down": ", ".join(str(n) for n in step.face_down),
+    }
+    if any(step.face_down):
+        return (
+            _(
+                "Rounds over %(piles)s, from left to right, each round passing the piles that "
+                "have their share, until they hold %(counts)s cards; the first %(down)s cards of "
+                "each (in that order) are face down."
+            )
+            % values
+        )
+    return (
+        _(
+            "Rounds over %(piles)s, from left to right, each round passing the piles that have "
+            "their share, until they hold %(counts)s cards, face up."
+        )
+        % values
+    )
+
+
 def _step(variant: Variant, step: DealStep) -> str:
     if step.to_stock:
         return _("The rest of the pack forms the stock, face down.")
+    if step.counts is not None:
+        return _counts(variant, step)
     assert step.rounds is not None
     down = step.face_down_rounds
     if len(step.targets) == 1:
@@ -322,6 +398,15 @@ def rules_sections(variant: Variant) -> list[Section]:
         "Played with %(count)d decks of 52 cards (%(total)d cards).",
         decks,
     ) % {"count": decks, "total": decks * CARDS_PER_DECK}
+    if len(variant.pack_suits) < 4:
+        names = ", ".join(str(SUIT_NAMES[s]) for s in variant.pack_suits)
+        copies = variant.total_cards // (13 * len(variant.pack_suits))
+        pack = (
+            pack
+            + " "
+            + _("The pack holds only %(suits)s: each of their cards %(copies)d times.")
+            % {"suits": names, "copies": copies}
+        )
     sections = [
         Section("pack", _("The pack"), (pack,)),
         _foundations(variant),

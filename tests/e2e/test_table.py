@@ -40,6 +40,15 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 LAUNCH = ["caprice", "castile", "quadruple-canfield", "box-kite", "capricieuse"]
+CLASSICS = [
+    "klondike-draw-1",
+    "klondike-draw-3",
+    "freecell",
+    "spider-1-suit",
+    "spider-2-suits",
+    "spider-4-suits",
+    "yukon",
+]
 SIZES = {"390x844": (390, 844), "1366x768": (1366, 768)}
 WIN_VARIANT, WIN_SEED = "capricieuse", "win-14"
 
@@ -488,7 +497,7 @@ def test_the_tables_reading_of_the_rules_agrees_with_the_engine(new_page: Any) -
     # given positions along random games of every variant, and the engine's moves in each
     chance = random.Random(11)
     cases, expected = [], []
-    for slug in LAUNCH:
+    for slug in LAUNCH + CLASSICS:
         state = deal(builtin_variant(slug), practice_seed(f"agree-{slug}"))
         views, moves = [], []
         for _ in range(60):
@@ -508,7 +517,7 @@ def test_the_tables_reading_of_the_rules_agrees_with_the_engine(new_page: Any) -
     offered = page.evaluate(AGREEMENT_JS, cases)
 
     # then it offers exactly the engine's moves, position after position
-    for slug, theirs, ours in zip(LAUNCH, offered, expected, strict=True):
+    for slug, theirs, ours in zip(LAUNCH + CLASSICS, offered, expected, strict=True):
         for ply, (got, want) in enumerate(zip(theirs, ours, strict=True)):
             assert got == want, f"{slug}, position {ply}"
 

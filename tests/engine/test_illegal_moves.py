@@ -56,6 +56,17 @@ CASES: dict[IllegalCode, tuple[str, str, tuple[str, ...]]] = {
     IllegalCode.NO_REDEAL: ("castile", "tableau-0  5H", ("redeal",)),
     IllegalCode.NOTHING_TO_UNDO: ("castile", "tableau-0  5H", ("undo",)),
     IllegalCode.GAME_WON: ("capricieuse", ALMOST_WON, ("tableau-0 > foundation-7", "redeal")),
+    IllegalCode.CELL_FULL: ("freecell", "tableau-0  5H\nreserve-0  9C", ("tableau-0 > reserve-0",)),
+    IllegalCode.SEQUENCE_TOO_LONG: (
+        "freecell",
+        "".join(f"reserve-{i}  A{s}\n" for i, s in enumerate("CDHS"))
+        + "tableau-0  9C 8H\n"
+        + "".join(f"tableau-{i}  K{s}\n" for i, s in zip(range(1, 8), "CDHSCDH", strict=True))
+        + "tableau-7  TD",
+        ("tableau-0 > tableau-7 x2",),
+    ),
+    IllegalCode.RUN_ONLY: ("spider-2-suits", "tableau-0  KS QS", ("tableau-0 > foundation-0 x2",)),
+    IllegalCode.DEAL_BLOCKED: ("spider-2-suits", "tableau-0  5H\nstock  (9S)", ("deal",)),
 }
 
 

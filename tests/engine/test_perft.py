@@ -26,11 +26,22 @@ def fixture(slug: str) -> list[dict[str, Any]]:
     return rows
 
 
-def test_every_launch_variant_has_perft_fixtures() -> None:
-    assert sorted(p.stem for p in FIXTURES.glob("*.json")) == sorted(launch_slugs())
+CLASSICS = [
+    "klondike-draw-1",
+    "klondike-draw-3",
+    "freecell",
+    "spider-1-suit",
+    "spider-2-suits",
+    "spider-4-suits",
+    "yukon",
+]
 
 
-@pytest.mark.parametrize("slug", launch_slugs())
+def test_every_launch_variant_and_classic_has_perft_fixtures() -> None:
+    assert sorted(p.stem for p in FIXTURES.glob("*.json")) == sorted(launch_slugs() + CLASSICS)
+
+
+@pytest.mark.parametrize("slug", launch_slugs() + CLASSICS)
 def test_perft_counts_match_the_fixtures(slug: str) -> None:
     variant = builtin_variant(slug)
     for row in fixture(slug):
@@ -63,7 +74,7 @@ def solver_perft(position: Position, depth: int) -> int:
     return total
 
 
-@pytest.mark.parametrize("slug", launch_slugs())
+@pytest.mark.parametrize("slug", launch_slugs() + CLASSICS)
 def test_the_solvers_move_generation_counts_the_same_trees(slug: str) -> None:
     variant = builtin_variant(slug)
     for row in fixture(slug):

@@ -53,7 +53,8 @@ def playout(slug: str, seed: bytes, picks: list[int]) -> tuple[list[State], list
 @given(slugs, seeds, choices)
 def test_cards_are_conserved(slug: str, seed: bytes, picks: list[int]) -> None:
     states, _ = playout(slug, seed, picks)
-    pack = Counter(fresh_pack(builtin_variant(slug).decks))
+    variant = builtin_variant(slug)
+    pack = Counter(fresh_pack(variant.decks, variant.pack_suits))
 
     for state in states:
         assert Counter(state.all_cards()) == pack

@@ -176,6 +176,28 @@ def test_a_copy_made_in_the_admin_is_playable_at_once(staff, variants, join):
     assert Deal.objects.get(variant=copy).rules == rules
 
 
+def test_a_klondike_with_two_redeals_is_made_by_copy_and_edit_alone(staff, variants, join):
+    # given Klondike (draw 3), a daily by default, copied and edited to two redeals
+    klondike = variants["klondike-draw-3"]
+    rules = {**klondike.rules, "stock": {**klondike.rules["stock"], "redeals": 2}}
+    form = _form(klondike, rules, name="Klondike, two redeals", slug="klondike-two-redeals")
+
+    # when the admin saves it, and a player starts it in practice and as a daily
+    saved = staff.post(f"/admin/games/variant/add/?copy_from={klondike.pk}", form)
+    player = join("Klondiker")
+    practice = player.post(
+        "/api/games/", {"variant": "klondike-two-redeals", "mode": "practice"}, "json"
+    )
+    daily = player.post("/api/games/", {"variant": "klondike-two-redeals", "mode": "daily"}, "json")
+
+    # then both play by the copy's rules: two turns of the waste, no code changed
+    assert saved.status_code == 302
+    assert practice.status_code == 201, practice.json()
+    assert practice.json()["state"]["redeals_left"] == 2
+    assert daily.status_code == 201, daily.json()
+    assert Game.objects.get(pk=daily.json()["id"]).rules == rules
+
+
 @pytest.mark.parametrize(("name", "slug"), [("castile", "other-slug"), ("Other", "castile")])
 def test_a_copy_needs_a_name_and_slug_of_its_own(staff, variants, name, slug):
     castile = variants["castile"]

@@ -13,6 +13,8 @@ from games.engine import builtin_rules, catalogue
 from games.models import Variant
 
 LAUNCH = ["caprice", "castile", "quadruple-canfield", "box-kite", "capricieuse"]
+# The launch variants and the classics shipped as dailies.
+DAILIES = [*LAUNCH, "klondike-draw-3", "freecell", "spider-2-suits"]
 NOON = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
 NEXT_DAY = dt.datetime(2026, 12, 2, 0, 0, 1, tzinfo=dt.UTC)
 
@@ -23,7 +25,7 @@ def test_the_variants_are_listed_in_display_order() -> None:
     answer = APIClient().get("/api/variants/")
 
     assert answer.status_code == 200
-    expected = [e for e in catalogue() if e["launch"]]
+    expected = [e for e in catalogue() if e["launch"] or e.get("daily")]
     assert answer.json() == [
         {
             "slug": e["slug"],
@@ -34,7 +36,7 @@ def test_the_variants_are_listed_in_display_order() -> None:
         }
         for e in expected
     ]
-    assert sorted(v["slug"] for v in answer.json()) == sorted(LAUNCH)
+    assert sorted(v["slug"] for v in answer.json()) == sorted(DAILIES)
 
 
 def test_a_variant_comes_with_its_rules() -> None:
@@ -70,7 +72,7 @@ def test_today_lists_one_deal_per_daily_variant_with_tomorrows_commitment(join) 
     # then
     assert answer.status_code == 200
     items = {item["variant"]: item for item in answer.json()}
-    assert sorted(items) == sorted(LAUNCH)
+    assert sorted(items) == sorted(DAILIES)
     caprice = items["caprice"]
     assert caprice == {
         "variant": "caprice",
@@ -86,7 +88,7 @@ def test_today_lists_one_deal_per_daily_variant_with_tomorrows_commitment(join) 
         "par": None,
         "next": {"date": "2026-12-02", "commitment": caprice["next"]["commitment"]},
     }
-    assert len({item["commitment"] for item in items.values()}) == len(LAUNCH)
+    assert len({item["commitment"] for item in items.values()}) == len(DAILIES)
     assert caprice["next"]["commitment"] != caprice["commitment"]
     assert tomorrow.status_code == 404
 

@@ -179,6 +179,9 @@ def test_the_variants_are_named_and_described_in_french(variants) -> None:
         "Canfield quadruple",
         "Cerf-volant",
         "Capricieuse",
+        "Klondike (trois cartes)",
+        "FreeCell",
+        "Araignée (2 couleurs)",
     ]
     assert [v["name"] for v in english] == [
         "Caprice",
@@ -186,6 +189,9 @@ def test_the_variants_are_named_and_described_in_french(variants) -> None:
         "Quadruple Canfield",
         "Box Kite",
         "Capricieuse",
+        "Klondike (draw 3)",
+        "FreeCell",
+        "Spider (2 suits)",
     ]
     assert french[1]["description"].startswith("Un jeu, toutes les cartes visibles.")
     assert [{**v, "name": "", "description": ""} for v in french] == [
@@ -204,6 +210,9 @@ def test_the_variants_are_named_and_described_in_spanish(variants) -> None:
         "Canfield cuádruple",
         "Cometa",
         "Caprichosa",
+        "Klondike (tres cartas)",
+        "FreeCell",
+        "Araña (2 palos)",
     ]
     assert spanish[1]["description"].startswith("Una baraja, todas las cartas a la vista.")
 

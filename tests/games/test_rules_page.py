@@ -10,6 +10,7 @@ import pytest
 from games.engine import builtin_variant, card_label, deal, launch_slugs, practice_seed
 from games.engine.rules import Kind
 from games.models import Variant
+from games.services import variants_load
 from games.views import RULES_SEED_TEXT
 from games.words.pictures import BACKS_DRAWN
 
@@ -144,3 +145,40 @@ def test_every_variants_rules_are_said_in_french_and_spanish(language):
             assert said.title != original.title or (language, said.title) == ("fr", "Tableau")
             for sentence, english_sentence in zip(said.sentences, original.sentences, strict=True):
                 assert sentence != english_sentence, (entry["slug"], sentence)
+
+
+CLASSICS = ["klondike-draw-3", "freecell", "spider-2-suits", "yukon"]
+
+
+@pytest.mark.parametrize("slug", CLASSICS)
+def test_the_classics_rules_pages_say_their_keys_in_english_and_french(client, variants, slug):
+    # given the classics offered by an admin (loadvariants --all adds them disabled)
+    variants_load(include_extras=True)
+    Variant.objects.filter(slug__in=CLASSICS).update(enabled=True)
+    said = {
+        "klondike-draw-3": (
+            "until they hold 1, 2, 3, 4, 5, 6, 7 cards; the first 0, 1, 2, 3, 4, 5, 6",
+            "jusqu’à ce qu’elles tiennent 1, 2, 3, 4, 5, 6, 7 cartes",
+        ),
+        "freecell": (
+            "plus one for each empty free cell, the whole doubled for each empty tableau pile",
+            "plus une par cellule libre vide, le tout doublé pour chaque pile vide du tableau",
+        ),
+        "spider-2-suits": (
+            "only while no tableau pile is empty",
+            "que si aucune pile du tableau n’est vide",
+        ),
+        "yukon": (
+            "Any face-up cards may be moved together, whatever their order",
+            "Toutes les cartes visibles d’une pile peuvent être déplacées ensemble",
+        ),
+    }[slug]
+
+    # when an English and a French reader ask for the page
+    english = client.get(f"/rules/{slug}/").content.decode()
+    french = client.get(f"/rules/{slug}/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+
+    # then each reads the game's own rule in their language, and the picture hides the backs
+    assert said[0] in english.replace("&#x27;", "'")
+    assert said[1] in french.replace("&#x27;", "’")
+    assert "lp-down" not in english

@@ -27,11 +27,15 @@ function pileIndex(id) {
   return match ? Number(match[1]) : null;
 }
 
-/** The table's name of a pile: "Foundation 1" for foundation-0, "Stock" for stock. */
-export function pileTitle(id) {
+/**
+ * The table's name of a pile: "Foundation 1" for foundation-0, "Stock" for stock; with `cells`,
+ * a reserve is a free cell ("Free cell 1").
+ */
+export function pileTitle(id, { cells = false } = {}) {
   const kind = pileKind(id);
   const index = pileIndex(id);
   const number = index === null ? null : index + 1;
+  if (kind === "reserve" && cells) return t("Free cell {number}", { number });
   switch (kind) {
     case "foundation":
       return t("Foundation {number}", { number });
@@ -53,25 +57,28 @@ export function pileTitle(id) {
  * mark as legal destinations. Every clickable card or empty pile is a <button> inside a
  * `.pile[data-pile]`; `data-index` is the card's index in the pile (-1: empty).
  */
-export function buildBoard(game, selection, { interactive = true, targets = null } = {}) {
+export function buildBoard(game, selection, { interactive = true, targets = null, cells = false } = {}) {
   const piles = game.state.piles;
   const foundations = piles.filter((pile) => pileKind(pile.id) === "foundation");
   const reserves = piles.filter((pile) => pileKind(pile.id) === "reserve");
   const others = piles.filter((pile) => ["stock", "waste"].includes(pileKind(pile.id)));
   const tableau = piles.filter((pile) => pileKind(pile.id) === "tableau");
-  const draw = (pile) => drawPile(pile, selection, interactive, targets);
+  const draw = (pile) => drawPile(pile, selection, interactive, targets, cells);
   return h(
     "div",
-    { class: "board", dataset: { variant: game.variant } },
+    { class: `board${cells ? " with-cells" : ""}`, dataset: { variant: game.variant } },
     h(
       "div",
       { class: "top-row" },
+      cells && reserves.length
+        ? h("div", { class: "cells", role: "group", "aria-label": t("Free cells") }, reserves.map(draw))
+        : null,
       h("div", { class: "foundations", role: "group", "aria-label": t("Foundations") }, foundations.map(draw)),
-      reserves.length || others.length
+      (reserves.length && !cells) || others.length
         ? h(
             "div",
             { class: "side", role: "group", "aria-label": t("Reserve and stock") },
-            reserves.map(draw),
+            cells ? [] : reserves.map(draw),
             others.map(draw),
           )
         : null,
@@ -80,12 +87,13 @@ export function buildBoard(game, selection, { interactive = true, targets = null
   );
 }
 
-function cardButtonLabel(pile, index) {
-  return t("{card}, {pile}", { card: cardName(pile.cards[index]), pile: pileTitle(pile.id) });
+function cardButtonLabel(pile, index, cells = false) {
+  return t("{card}, {pile}", { card: cardName(pile.cards[index]), pile: pileTitle(pile.id, { cells }) });
 }
 
-function drawPile(pile, selection, interactive, targets) {
+function drawPile(pile, selection, interactive, targets, cells = false) {
   const kind = pileKind(pile.id);
+  if (kind === "reserve" && cells) return drawCell(pile, selection, interactive, targets);
   const cards = pile.cards;
   const selectedFrom = selection && selection.pile === pile.id ? selection.index : null;
   const el = h("div", {
@@ -152,6 +160,32 @@ function drawPile(pile, selection, interactive, targets) {
   return el;
 }
 
+/** Draw a free cell: one card or an empty slot, named "Free cell n". */
+function drawCell(pile, selection, interactive, targets) {
+  const title = pileTitle(pile.id, { cells: true });
+  const el = h("div", {
+    class: `pile reserve cell stack${targets && targets.has(pile.id) ? " target" : ""}`,
+    role: "group",
+    "aria-label": tn("{pile}, {count} card", "{pile}, {count} cards", pile.cards.length, { pile: title }),
+    dataset: { pile: pile.id, kind: "reserve", count: pile.cards.length },
+  });
+  if (!pile.cards.length) {
+    const slot = h(interactive ? "button" : "div", { class: "slot", "aria-label": t("Empty {pile}", { pile: title }), dataset: { index: -1 } });
+    if (interactive) slot.type = "button";
+    el.append(slot);
+  } else {
+    const card = cardElement(pile.cards[0], { interactive, label: cardButtonLabel(pile, 0, true) });
+    card.dataset.index = 0;
+    if (selection && selection.pile === pile.id) {
+      card.classList.add("selected");
+      card.setAttribute("aria-pressed", "true");
+    }
+    el.append(card);
+  }
+  el.append(h("span", { class: "pile-name", "aria-hidden": "true" }, title));
+  return el;
+}
+
 function clamp(value, low, high) {
   return Math.max(low, Math.min(high, value));
 }
@@ -202,6 +236,14 @@ export function fitBoard(board) {
   foundations.style.setProperty("--card-h", `${Math.round(foundationW * RATIO)}px`);
   foundations.style.setProperty("--corner", `${Math.max(least, Math.round(foundationW * share))}px`);
   foundations.style.gridTemplateColumns = `repeat(${across}, ${foundationW}px)`;
+
+  const cells = board.querySelector(".cells");
+  if (cells) {
+    // Free cells sit beside the foundations, at their size.
+    cells.style.setProperty("--card-w", `${foundationW}px`);
+    cells.style.setProperty("--card-h", `${Math.round(foundationW * RATIO)}px`);
+    cells.style.setProperty("--corner", `${Math.max(11, Math.round(foundationW * 0.22))}px`);
+  }
 
   fitRowFans(board, width, cardW, font, gap);
   fitFans(board, { rows: Math.ceil(columns / perRow), cardH, font });

@@ -49,6 +49,13 @@ function groupSentence(group, game) {
           count,
         );
   }
+  if (group.complete_runs && group.base === "K" && build.direction === "down" && inSuit) {
+    return tn(
+      "{count} foundation takes a complete run in one suit, King down to Ace, all at once.",
+      "{count} foundations each take a complete run in one suit, King down to Ace, all at once.",
+      count,
+    );
+  }
   if (build.direction === "down" && group.base === "K" && !build.wrap && inSuit) {
     return tn("{count} foundation builds down in suit from the King to the Ace.", "{count} foundations build down in suit from the King to the Ace.", count);
   }

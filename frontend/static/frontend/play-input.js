@@ -152,15 +152,16 @@ export const input = {
     }
     const foundations = this.game.state.piles.filter((pile) => pileKind(pile.id) === "foundation");
     const known = this.rules.known;
+    // Known rules name the moves (a complete run home, a card home, else to a free cell).
     const candidates = known
-      ? this.rules.destinations(this.game, pileId, 1).filter((id) => pileKind(id) === "foundation")
+      ? this.rules.homeMoves(this.game, pileId)
       : [
           ...foundations.filter((pile) => pile.cards.length && pile.cards.at(-1)?.[1] === code[1]),
           ...foundations.filter((pile) => !pile.cards.length),
-        ].map((pile) => pile.id);
-    for (const id of candidates) {
+        ].map((pile) => ({ type: "move", from: pileId, to: pile.id, count: 1 }));
+    for (const candidate of candidates) {
       const ply = this.game.ply;
-      if (await this.move({ type: "move", from: pileId, to: id, count: 1 }, { quiet: true })) {
+      if (await this.move(candidate, { quiet: true })) {
         // The first press of the double one may have picked the card up: that note is stale now.
         say(this.message, "");
         return;

@@ -41,6 +41,7 @@ function foundationRules(rules) {
         base: group.base,
         placed: Boolean(group.placed),
         build: group.build,
+        runs: Boolean(group.complete_runs),
       });
     }
   }
@@ -94,11 +95,39 @@ export class TableRules {
     }
     if (count === 1) return 1;
     const tableau = this.rules.tableau || {};
-    if (kind !== "tableau" || tableau.moves !== "sequence") return 0;
+    if (kind !== "tableau" || !["sequence", "supermove", "any"].includes(tableau.moves)) return 0;
+    if (tableau.moves === "any") return count;
+    const sequence = tableau.sequence || tableau.build;
     for (let i = index + 1; i < pile.cards.length; i += 1) {
-      if (!builds(tableau.build, pile.cards[i - 1], pile.cards[i])) return 0;
+      if (!builds(sequence, pile.cards[i - 1], pile.cards[i])) return 0;
     }
     return count;
+  }
+
+  /** Return whether the reserves are free cells: each holds one card and, empty, takes any. */
+  get freeCells() {
+    return Boolean(this.known && this.rules.reserves && this.rules.reserves.free_cells);
+  }
+
+  /**
+   * Return how many cards may move together onto the tableau pile `target` under FreeCell's
+   * rule: (1 + empty free cells) × 2 ** (empty tableau piles other than the target).
+   */
+  supermoveLimit(game, target) {
+    const piles = game.state.piles;
+    const cells = this.freeCells ? piles.filter((p) => pileKind(p.id) === "reserve" && !p.cards.length).length : 0;
+    const spaces = piles.filter((p) => pileKind(p.id) === "tableau" && p.id !== target.id && !p.cards.length).length;
+    return (1 + cells) * 2 ** spaces;
+  }
+
+  /** Return whether `cards` (bottom first) are a complete run that the foundation `rule` takes. */
+  completeRun(rule, cards) {
+    if (cards.length !== LIMIT || cards.some((code) => code === null)) return false;
+    if (rank(cards[0]) !== RANKS.indexOf(rule.base) || (rule.suit && cards[0][1] !== rule.suit)) return false;
+    for (let i = 1; i < cards.length; i += 1) {
+      if (!builds(rule.build, cards[i - 1], cards[i])) return false;
+    }
+    return true;
   }
 
   /** Return whether the pile `target` would take `cards` (bottom first) lifted from `source`. */
@@ -110,6 +139,13 @@ export class TableRules {
     if (pileKind(source.id) === "foundation") {
       const back = this.rules.foundation_return || "none";
       if (back === "tableau" && kind !== "tableau") return false;
+    }
+    if (kind === "foundation" && this.foundations[pileNumber(target.id)]?.runs) {
+      const rule = this.foundations[pileNumber(target.id)];
+      return !target.cards.length && pileKind(source.id) === "tableau" && this.completeRun(rule, cards);
+    }
+    if (kind === "reserve") {
+      return this.freeCells && cards.length === 1 && !target.cards.length;
     }
     if (kind === "foundation") {
       if (cards.length !== 1) return false;
@@ -123,6 +159,9 @@ export class TableRules {
     }
     if (kind !== "tableau") return false;
     const tableau = this.rules.tableau || {};
+    if (cards.length > 1 && tableau.moves === "supermove" && cards.length > this.supermoveLimit(game, target)) {
+      return false;
+    }
     if (!target.cards.length) {
       const empty = tableau.empty || "any";
       if (empty === "any") return true;
@@ -142,6 +181,29 @@ export class TableRules {
     const cards = source.cards.slice(source.cards.length - count);
     if (cards.some((code) => code === null)) return [];
     return piles.filter((pile) => this.accepts(game, source, pile, cards)).map((pile) => pile.id);
+  }
+
+  /**
+   * Return the moves a double-click on pile `pileId` tries, in order: its complete run to an
+   * empty foundation that takes runs, its top card to each foundation that takes it, then its
+   * top card to the first empty free cell.
+   */
+  homeMoves(game, pileId) {
+    const source = game.state.piles.find((pile) => pile.id === pileId);
+    if (!source || !source.cards.length || pileKind(pileId) === "foundation") return [];
+    const moves = [];
+    if (source.cards.length >= LIMIT && this.liftable(game, source, source.cards.length - LIMIT) === LIMIT) {
+      for (const id of this.destinations(game, pileId, LIMIT)) {
+        if (pileKind(id) === "foundation") moves.push({ type: "move", from: pileId, to: id, count: LIMIT });
+      }
+    }
+    const single = this.destinations(game, pileId, 1);
+    for (const id of single.filter((target) => pileKind(target) === "foundation")) {
+      moves.push({ type: "move", from: pileId, to: id, count: 1 });
+    }
+    const cell = pileKind(pileId) === "reserve" ? null : single.find((id) => pileKind(id) === "reserve");
+    if (cell) moves.push({ type: "move", from: pileId, to: cell, count: 1 });
+    return moves;
   }
 
   /**

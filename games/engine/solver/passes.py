@@ -93,6 +93,12 @@ def _line(rules: Rules, logs: list[list[tuple[str, object]]]) -> list[AnyMove]:
 def _passes(rules: Rules) -> list[tuple[type[Search], int, int]]:
     """Return the passes ``solve`` runs for ``rules``: each one's kind, automatic moves and
     quantum of work a turn."""
+    if rules.runs:
+        return [
+            (Restarts, AGGRESSIVE, 8192),
+            (DeepBestFirst, AGGRESSIVE, 4096),
+            (Search, SAFE, 2048),
+        ]
     if rules.back is Return.NONE and rules.redeal_hook is None:
         return [(BestFirst, SAFE, 4096), (Search, SAFE, 4096)]
     return [

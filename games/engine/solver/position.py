@@ -230,7 +230,9 @@ class Position:
     def sequence_length(self, s: int) -> int:
         pile = self.cards[s]
         hidden = self.hidden[s]
-        table = self.r.tbuilds
+        if self.r.any_group:
+            return len(pile) - hidden
+        table = self.r.sbuilds
         length = 1 if pile and hidden < len(pile) else 0
         i = len(pile) - 1
         while i > hidden and table[pile[i - 1] * CARDS_PER_DECK + pile[i]]:
@@ -291,21 +293,59 @@ class Position:
                             out.append((0, s, d, 1))
             for d in any_empty:
                 out.append((0, s, d, 1))
+            if r.cells:
+                for d in r.cells:
+                    if d != s and not cards[d]:
+                        out.append((0, s, d, 1))
             if r.sequences[s]:
-                for k in range(2, self.sequence_length(s) + 1):
+                longest = self.sequence_length(s)
+                if r.supermove and longest > 1:
+                    free = 1 + sum(1 for x in r.cells if not cards[x])
+                    spaces = sum(1 for x in r.tableau if not cards[x])
+                for k in range(2, longest + 1):
                     for d in self.destinations(acc, tacc, pile[-k]):
                         if d != s and is_tab[d]:
+                            if r.supermove and k > free << (spaces - (not cards[d])):
+                                continue
                             out.append((0, s, d, k))
                     for d in any_empty:
                         if d != s:
+                            if r.supermove and k > free << (spaces - 1):
+                                continue
                             out.append((0, s, d, k))
+                if r.runs and self.is_run(s):
+                    suit = SUIT_OF[pile[-FOUNDATION_LIMIT]]
+                    for d in r.runs:
+                        wanted = r.base_suit[d]
+                        if not cards[d] and (wanted is None or wanted == suit):
+                            out.append((0, s, d, FOUNDATION_LIMIT))
         return out
+
+    def is_run(self, s: int) -> bool:
+        """Return whether the top 13 cards of ``s`` are a complete run, face up, that a run
+        foundation takes."""
+        pile = self.cards[s]
+        n = len(pile)
+        if n - self.hidden[s] < FOUNDATION_LIMIT:
+            return False
+        r = self.r
+        bottom = pile[n - FOUNDATION_LIMIT]
+        if RANK_OF[bottom] != r.run_base:
+            return False
+        table = r.run_builds
+        for i in range(n - FOUNDATION_LIMIT + 1, n):
+            if not table[pile[i - 1] * CARDS_PER_DECK + pile[i]]:
+                return False
+        return True
 
     def can_deal(self) -> bool:
         r = self.r
         if r.stock is None or r.stock_rule is None:
             return False
         if self.cards[r.stock]:
+            if r.needs_no_empty:
+                cards = self.cards
+                return all(cards[t] for t in r.tableau)
             return True
         if r.stock_rule.deal_to is not Kind.WASTE:
             return False
@@ -610,7 +650,7 @@ class Position:
         cards the foundations take next, plus empty piles."""
         r = self.r
         cards = self.cards
-        table = r.tbuilds
+        table = r.sbuilds
         score = 12 * self.infound
         depth: dict[int, int] = {}
         for t in r.tableau:
@@ -629,6 +669,12 @@ class Position:
                 if depth.get(c, d) >= d:
                     depth[c] = d
                 previous = c
+        if r.runs:
+            # Spider: the foundations move 13 cards at a time; what leads there is every card
+            # turned face up and every card on the next of its suit.
+            hidden = self.hidden
+            for t in r.tableau:
+                score -= 8 * hidden[t]
         for t in r.reserves:
             pile = cards[t]
             n = len(pile) - 1
@@ -702,9 +748,9 @@ class Position:
     def _safe(self, c: int) -> bool:
         """Return whether playing ``c`` to a foundation now can never lose a win."""
         onf = self.onf
-        decks = self.r.decks
+        copies = self.r.copies
         for x in self.r.tsucc[c]:
-            if onf[x] < decks:
+            if onf[x] < copies:
                 return False
         classes = {self.r.fclass[f] for f in self.r.foundations if self._future_accepts(f, c)}
         return len(classes) <= 1

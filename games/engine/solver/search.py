@@ -9,6 +9,7 @@ from collections.abc import Callable, Generator, Hashable
 from operator import itemgetter
 from typing import Literal
 
+from ..cards import SUIT_OF
 from ..moves import AnyMove, Deal, Move, Redeal
 from ..state import Pile
 from .position import Position, redeals_left
@@ -129,8 +130,18 @@ class Search:
                 if not cards[t]:
                     first_empty = t
                     break
+        # Free cells are interchangeable in the key: a card goes to the first empty one only.
+        first_cell = -1
+        for x in r.cells:
+            if not cards[x]:
+                first_cell = x
+                break
+        is_cell = r.is_cell
         is_found = r.is_foundation
         is_tab = r.is_tableau
+        # Spider, in the passes that may only find wins: a run moves whole, or onto a card of
+        # its suit (never split onto another suit).
+        whole_runs = bool(r.runs) and self.use_autos == AGGRESSIVE
         scored: list[tuple[int, IMove]] = []
         append = scored.append
         # The moves come grouped by source: what depends on the source alone is read once.
@@ -155,8 +166,18 @@ class Search:
                 continue
             if first_empty >= 0 and d != first_empty and is_tab[d] and not cards[d]:
                 continue  # the same position as the move to the first empty pile
+            if is_cell[d] and (d != first_cell or is_cell[s]):
+                continue  # the same position as the move to the first empty cell, or none
             if parent is not None and parent[1] == d and parent[2] == s and parent[3] == k:
                 continue  # undoes the parent move
+            if (
+                whole_runs
+                and from_tab
+                and is_tab[d]
+                and k != pos.sequence_length(s)
+                and not (cards[d] and SUIT_OF[cards[d][-1]] == SUIT_OF[cards[s][-k]])
+            ):
+                continue  # a run split onto another suit or a space
             left = size - k
             if tableau_free and left == 0 and from_tab and is_tab[d] and not cards[d]:
                 continue  # a whole pile onto an empty one: the same position

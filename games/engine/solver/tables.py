@@ -97,13 +97,34 @@ class Rules:
         self.stock_rule = variant.stock
         self.redeal_hook = variant.redeal_hook
         none: tuple[tuple[int, ...], ...] = ((),) * CARDS_PER_DECK
-        self.succ = tuple(_successors(p.build) if p.build is not None else none for p in piles)
+        self.succ = tuple(
+            _successors(p.build) if p.build is not None and not p.complete_runs else none
+            for p in piles
+        )
         first = piles[variant.tableau[0]]
         assert first.build is not None
         self.tableau_build = first.build
         self.tsucc = _successors(first.build)
         self.tbuilds = _builds_table(first.build)
         self.sequences = tuple(p.sequences for p in piles)
+        # The build a moving sequence follows (Spider: in suit, stricter than the tableau's),
+        # whether any face-up cards move together (Yukon), and FreeCell's supermove limit.
+        self.sbuilds = _builds_table(first.sequence_build or first.build)
+        self.any_group = first.any_group
+        self.supermove = first.supermove
+        self.cells = variant.cells
+        self.is_cell = tuple(p.cell for p in piles)
+        # Foundations that take only a complete run of 13 cards (Spider): no single card goes
+        # there, so they are left out of the single-card tables and get run moves of their own.
+        self.runs = tuple(p.index for p in piles if p.complete_runs)
+        run_build = piles[self.runs[0]].build if self.runs else None
+        self.run_builds = _builds_table(run_build) if run_build is not None else b""
+        self.run_base = piles[self.runs[0]].base_rank if self.runs else None
+        self.base_suit = tuple(p.base_suit for p in piles)
+        self.needs_no_empty = variant.stock is not None and variant.stock.needs_no_empty_tableau
+        # How many copies of each card the pack holds (more than the decks where the pack is of
+        # fewer suits).
+        self.copies = self.decks * 4 // len(variant.pack_suits)
         self.refill = tuple(p.refill_from for p in piles)
         self._tableau_tables(variant, piles)
         self._foundation_tables(variant, piles)
@@ -164,7 +185,7 @@ class Rules:
         self.base_cards: list[tuple[int, ...]] = []
         for i in range(self.n):
             rule = piles[i]
-            if rule.kind is not Kind.FOUNDATION:
+            if rule.kind is not Kind.FOUNDATION or rule.complete_runs:
                 self.base_cards.append(())
                 continue
             rank = base_rank if rule.base_rank == BASE_FROM_DEAL else rule.base_rank
