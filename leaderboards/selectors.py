@@ -82,7 +82,7 @@ def _game_order() -> Collate | F:
     return Collate("game_id", "C") if connection.vendor == "postgresql" else F("game_id")
 
 
-def _ranked_results(deal_id: int) -> QuerySet[Result]:
+def ranked_results(deal_id: int) -> QuerySet[Result]:
     """Return the deal's results that may rank, as a query (known tampered ones, voided ones
     and those of banned players left out)."""
     return (
@@ -113,7 +113,7 @@ def _better_than(result: Result) -> Q:
 
 
 def _rank_in_database(result: Result) -> int:
-    return _ranked_results(result.deal_id).filter(_better_than(result)).count() + 1
+    return ranked_results(result.deal_id).filter(_better_than(result)).count() + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +129,7 @@ class BoardRead:
 
 
 def _database_page(deal: Deal, *, offset: int, limit: int, nickname: str | None) -> BoardRead:
-    ranked = _ranked_results(deal.pk)
+    ranked = ranked_results(deal.pk)
     total = ranked.count()
     rows = list(ranked.select_related("player").order_by(*ORDER)[offset : offset + limit])
     entries = []

@@ -17,6 +17,7 @@ from games.services.deals import (
     deal_request_regeneration,
     deals_check,
     deals_prepare,
+    deals_rate,
     deals_regenerate_requested,
 )
 from games.services.games import (
@@ -51,6 +52,7 @@ __all__ = [
     "deal_request_regeneration",
     "deals_check",
     "deals_prepare",
+    "deals_rate",
     "deals_regenerate_requested",
     "engine_state",
     "game_close_if_expired",
