@@ -8,8 +8,8 @@ import pytest
 from rest_framework.test import APIClient
 
 from games import clock
-from games.models import Deal, Game, Player
-from leaderboards.story import top_percent
+from games.models import Deal, Game, Player, Result
+from leaderboards.story import day_figures, top_percent
 from tests.leaderboards.conftest import DAY, NOON, deal_of
 
 URL = f"/api/leaderboards/caprice/{DAY}/story/"
@@ -163,3 +163,17 @@ def test_a_day_over_blends_the_solver_s_difficulty_with_the_players(day) -> None
         4,
         2,
     )
+
+
+def test_a_day_s_figures_are_kept_while_its_board_count_stands(day) -> None:
+    # given the figures of a day that is over, read once
+    today, _ = day
+    with clock.frozen(NOON + dt.timedelta(days=1)):
+        first = day_figures(today)
+        # when a result goes without the board's count moving, the kept figures stand
+        Result.objects.filter(deal=today, status="won").first().delete()
+        assert day_figures(today) == first
+        # and once the count moves, the figures are read again
+        Deal.objects.filter(pk=today.pk).update(withdrawals=1)
+        today.refresh_from_db()
+        assert (first.total, day_figures(today).total) == (10, 9)
