@@ -140,7 +140,7 @@ def _par_of(deal: Deal | None) -> dict[str, Any] | None:
     return {
         "date": deal.date.isoformat(),
         "winners": figures.won,
-        "winners_median_moves": None if median is None else round(median, 1),
+        "winners_median_moves": None if median is None else round(float(median), 1),
         "best_line": deal.par,
     }
 

@@ -95,7 +95,7 @@ function parFacts(story, game) {
     const median = day.winners_median_moves;
     rows.push([
       t("{day}: par (winners' median moves)", { day: label }),
-      median === null ? t("no winner") : median,
+      median === null ? t("no winner") : tn("{count} move", "{count} moves", median),
       day === story.day ? "story-day-par" : "story-yesterday-par",
     ]);
     rows.push([t("{day}: the solver's best line", { day: label }), day.best_line === null ? "–" : tn("{count} move", "{count} moves", day.best_line), day === story.day ? "story-day-line" : "story-yesterday-line"]);
