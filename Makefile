@@ -127,11 +127,11 @@ winrates: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/winrates.py --deals 50 --seconds 30 --jobs 2
 
 # The difficulty steps of every variant, from the solver's effort over 100 practice deals each
-# (about 20 minutes on two cores): writes games/engine/difficulty.json (docs/winrates.md).
+# (about 40 minutes on two cores): writes games/engine/difficulty.json (docs/winrates.md).
 difficulty: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/difficulty.py --deals 100 --nodes 30000 --jobs 2 \
 		--variants caprice castile quadruple-canfield capricieuse canfield beleaguered-castle
-	$(BIN)/python benchmarks/difficulty.py --deals 100 --nodes 100000 --jobs 2 --variants box-kite
+	$(BIN)/python benchmarks/difficulty.py --deals 100 --nodes 300000 --jobs 2 --variants box-kite
 
 clean:
 	rm -rf $(VENV) node_modules staticfiles .pytest_cache .ruff_cache .mypy_cache
