@@ -56,6 +56,13 @@ def check_date(text: str) -> dt.date:
 FINISHED = ~Q(status=Game.Status.PLAYING) & Q(void_reason="") & Q(player__banned_at__isnull=True)
 
 
+_FINISHED_GAMES = (
+    ~Q(games__status=Game.Status.PLAYING)
+    & Q(games__void_reason="")
+    & Q(games__player__banned_at__isnull=True)
+)
+
+
 def deal_counts(deal: Deal) -> dict[str, int]:
     """Return how many players started the deal, how many finished it (voided results and
     banned players' games left out of the finished, as on the board), how many of those won
@@ -236,12 +243,9 @@ def past_deals(slug: str, *, before: dt.date | None, limit: int) -> dict[str, An
         deals.select_related("variant")
         .annotate(
             players=Count("games"),
-            finished=Count(
-                "games",
-                filter=~Q(games__status=Game.Status.PLAYING)
-                & Q(games__void_reason="")
-                & Q(games__player__banned_at__isnull=True),
-            ),
+            finished=Count("games", filter=_FINISHED_GAMES),
+            won=Count("games", filter=_FINISHED_GAMES & Q(games__status=Game.Status.WON)),
+            cards=Sum("games__foundation_cards", filter=_FINISHED_GAMES, default=0),
         )
         .order_by("-date")[: limit + 1]
     )
@@ -252,11 +256,16 @@ def past_deals(slug: str, *, before: dt.date | None, limit: int) -> dict[str, An
         "first": first.isoformat() if first else None,
         "today": today.isoformat(),
         "deals": [
-            deal_payload(
-                deal,
-                players=deal.players,
-                finished=deal.players if deal.date < today else deal.finished,
-            )
+            {
+                **deal_payload(
+                    deal,
+                    players=deal.players,
+                    finished=deal.players if deal.date < today else deal.finished,
+                ),
+                **difficulty_payload(
+                    deal, {"finished": deal.finished, "won": deal.won, "cards": deal.cards}
+                ),
+            }
             for deal in rows
         ],
         "next_before": rows[-1].date.isoformat() if more and rows else None,

@@ -154,6 +154,7 @@ def test_a_day_over_blends_the_solver_s_difficulty_with_the_players(day) -> None
         during = client_of(None).get(url).json()
     with clock.frozen(NOON + dt.timedelta(days=1)):
         after = client_of(None).get(url).json()
+        listed = client_of(None).get("/api/daily/caprice/").json()["deals"]
 
     # then the solver's step alone while the day is on; once over, the players' hardness
     # 1 - (3/10 + 451/1040) / 2 = 0.63 is step 4, weighing 10 / (10 + 20): 1 × 2/3 + 4 × 1/3 = 2
@@ -163,6 +164,9 @@ def test_a_day_over_blends_the_solver_s_difficulty_with_the_players(day) -> None
         4,
         2,
     )
+    # and the variant's past days list it the same
+    day_listed = next(deal for deal in listed if deal["date"] == DAY.isoformat())
+    assert (day_listed["difficulty"], day_listed["difficulty_players"]) == (2, 4)
 
 
 def test_a_day_s_figures_are_kept_while_its_board_count_stands(day) -> None:
