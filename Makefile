@@ -6,7 +6,7 @@ PYTHON_BOOT := $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint lock drill messages screenshots icons bench fuzz load soak board movepath solver-bench winrates clean
+.PHONY: run test lint lock drill messages screenshots icons bench fuzz load soak board movepath solver-bench winrates difficulty clean
 
 # The service and, beside it, the scheduler (the day's certified deals, closed days, the deals
 # admins asked to regenerate); stopping the service stops both.
@@ -177,6 +177,13 @@ solver-bench: $(VENV)/.installed-run
 # at the top of docs/winrates.md and keeps its hand-written sections.
 winrates: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/winrates.py --deals 50 --seconds 30 --jobs 2
+
+# The difficulty steps of every variant, from the solver's effort over 100 practice deals each
+# (about 40 minutes on two cores): writes games/engine/difficulty.json (docs/winrates.md).
+difficulty: $(VENV)/.installed-run
+	$(BIN)/python benchmarks/difficulty.py --deals 100 --nodes 30000 --jobs 2 \
+		--variants caprice castile quadruple-canfield capricieuse canfield beleaguered-castle
+	$(BIN)/python benchmarks/difficulty.py --deals 100 --nodes 300000 --jobs 2 --variants box-kite
 
 clean:
 	rm -rf $(VENV) node_modules staticfiles .pytest_cache .ruff_cache .mypy_cache

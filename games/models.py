@@ -240,7 +240,14 @@ class Deal(models.Model):
         help_text="Made on demand, uncertified: the solver is yet to decide it (the scheduler).",
     )
     difficulty = models.PositiveSmallIntegerField(
-        null=True, blank=True, help_text="1 (easy) to 5 (hard), from the solver's effort."
+        null=True,
+        blank=True,
+        help_text="1 (easy) to 5 (hard), from the solver's effort by its variant's calibration.",
+    )
+    effort = models.PositiveIntegerField(
+        null=True,
+        blank=True,
+        help_text="Positions the solver expanded to win the deal (what its difficulty rates).",
     )
     solution = models.JSONField(
         null=True, blank=True, help_text="The solver's winning line (secret; its length is par)."

@@ -6,13 +6,14 @@ import datetime as dt
 import re
 from typing import Any
 
-from django.db.models import Count, Q
+from django.db.models import Count, Q, Sum
 from django.utils.translation import gettext
 
 from core.errors import ErrorCode, ServiceError
 from games import clock
 from games.documents import compiled
 from games.engine import apply_move, deal, parse_move, parse_seed, player_view
+from games.engine.difficulty import blend, players_step
 from games.models import ApiToken, Deal, Game, Move, Player, Result, Variant
 from games.payloads import day_is_over, deal_payload, iso
 
@@ -55,22 +56,55 @@ def check_date(text: str) -> dt.date:
 FINISHED = ~Q(status=Game.Status.PLAYING) & Q(void_reason="") & Q(player__banned_at__isnull=True)
 
 
+_FINISHED_GAMES = (
+    ~Q(games__status=Game.Status.PLAYING)
+    & Q(games__void_reason="")
+    & Q(games__player__banned_at__isnull=True)
+)
+
+
 def deal_counts(deal: Deal) -> dict[str, int]:
-    """Return how many players started the deal and how many finished it (voided results and
-    banned players' games left out of the finished, as on the board)."""
+    """Return how many players started the deal, how many finished it (voided results and
+    banned players' games left out of the finished, as on the board), how many of those won
+    and their cards home in all."""
     counts = Game.objects.filter(deal=deal).aggregate(
-        players=Count("pk"), finished=Count("pk", filter=FINISHED)
+        players=Count("pk"),
+        finished=Count("pk", filter=FINISHED),
+        won=Count("pk", filter=FINISHED & Q(status=Game.Status.WON)),
+        cards=Sum("foundation_cards", filter=FINISHED, default=0),
     )
-    return {"players": counts["players"], "finished": counts["finished"]}
+    return {name: counts[name] for name in ("players", "finished", "won", "cards")}
 
 
 def daily_entry(deal: Deal, *, with_rules: bool = False) -> dict[str, Any]:
     """Return the daily deal object of docs/api.md (with the deal's frozen rules document when
     asked: what a third party needs to replay its games)."""
-    data = deal_payload(deal, **deal_counts(deal))
+    counts = deal_counts(deal)
+    data = deal_payload(deal, players=counts["players"], finished=counts["finished"])
+    data.update(difficulty_payload(deal, counts))
     if with_rules:
         data["rules"] = deal.rules
     return data
+
+
+def difficulty_payload(deal: Deal, counts: dict[str, int]) -> dict[str, int | None]:
+    """Return a deal's difficulty fields: ``difficulty_solver``, the step its variant's
+    calibration gives the solver's effort (published with the deal); ``difficulty_players``, the
+    step the day's finished games give it (``null`` until the day is over, or with fewer than
+    ``PLAYERS_AT_LEAST``); and ``difficulty``, the solver's step, blended with the players' once
+    the day is over (``games.engine.difficulty.blend``)."""
+    solver = deal.difficulty
+    if not day_is_over(deal.date):
+        return {"difficulty": solver, "difficulty_solver": solver, "difficulty_players": None}
+    finished = counts["finished"]
+    total_cards = 52 * int(deal.rules.get("decks", 1))
+    share = counts["cards"] / (finished * total_cards) if finished else 0.0
+    players = players_step(finished=finished, won=counts["won"], cards_share=share)
+    return {
+        "difficulty": blend(solver, players, finished=finished),
+        "difficulty_solver": solver,
+        "difficulty_players": players,
+    }
 
 
 def access_past_or_present_deal(slug: str, date: dt.date) -> Deal | None:
@@ -209,12 +243,9 @@ def past_deals(slug: str, *, before: dt.date | None, limit: int) -> dict[str, An
         deals.select_related("variant")
         .annotate(
             players=Count("games"),
-            finished=Count(
-                "games",
-                filter=~Q(games__status=Game.Status.PLAYING)
-                & Q(games__void_reason="")
-                & Q(games__player__banned_at__isnull=True),
-            ),
+            finished=Count("games", filter=_FINISHED_GAMES),
+            won=Count("games", filter=_FINISHED_GAMES & Q(games__status=Game.Status.WON)),
+            cards=Sum("games__foundation_cards", filter=_FINISHED_GAMES, default=0),
         )
         .order_by("-date")[: limit + 1]
     )
@@ -225,11 +256,16 @@ def past_deals(slug: str, *, before: dt.date | None, limit: int) -> dict[str, An
         "first": first.isoformat() if first else None,
         "today": today.isoformat(),
         "deals": [
-            deal_payload(
-                deal,
-                players=deal.players,
-                finished=deal.players if deal.date < today else deal.finished,
-            )
+            {
+                **deal_payload(
+                    deal,
+                    players=deal.players,
+                    finished=deal.players if deal.date < today else deal.finished,
+                ),
+                **difficulty_payload(
+                    deal, {"finished": deal.finished, "won": deal.won, "cards": deal.cards}
+                ),
+            }
             for deal in rows
         ],
         "next_before": rows[-1].date.isoformat() if more and rows else None,

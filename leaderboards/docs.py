@@ -32,6 +32,57 @@ class LeaderboardBody(serializers.Serializer):
     )
 
 
+# "from" is a Python keyword: the bar's fields are declared by name.
+CardBarBody = type(
+    "CardBarBody",
+    (serializers.Serializer,),
+    {
+        "from": serializers.IntegerField(help_text="From this many (cards home or moves)."),
+        "to": serializers.IntegerField(help_text="Up to this many, inclusive."),
+        "count": serializers.IntegerField(),
+    },
+)
+
+
+class MoveBarBody(CardBarBody):  # type: ignore[valid-type,misc]
+    won = serializers.IntegerField(help_text="Of ``count``, the games won.")
+
+
+class StoryPlayerBody(serializers.Serializer):
+    rank = serializers.IntegerField()
+    top_percent = serializers.IntegerField(
+        help_text="rank / total, in whole percent rounded up: 'top 12%'."
+    )
+    status = serializers.ChoiceField(choices=["won", "resigned"])
+    foundation_cards = serializers.IntegerField()
+    moves = serializers.IntegerField()
+
+
+class ParBody(serializers.Serializer):
+    date = serializers.DateField()
+    winners = serializers.IntegerField()
+    winners_median_moves = serializers.FloatField(
+        allow_null=True, help_text="The players' par: the median moves of the day's winners."
+    )
+    best_line = serializers.IntegerField(
+        allow_null=True, help_text="The length of the solver's certified line (the deal's par)."
+    )
+
+
+class StoryBody(serializers.Serializer):
+    variant = serializers.SlugField()
+    date = serializers.DateField()
+    over = serializers.BooleanField(help_text="The day has ended.")
+    total = serializers.IntegerField(help_text="Ranked results, as on the board.")
+    won = serializers.IntegerField()
+    total_cards = serializers.IntegerField()
+    cards = CardBarBody(many=True, help_text="Results by cards home; the last bar is all home.")
+    moves = MoveBarBody(many=True, help_text="Results by moves, in ranges of a round width.")
+    player = StoryPlayerBody(allow_null=True, help_text="The caller's ranked result, if any.")
+    day = ParBody(allow_null=True, help_text="This day's par figures, once it is over.")
+    yesterday = ParBody(allow_null=True, help_text="The day before's par figures.")
+
+
 class StatsBody(serializers.Serializer):
     played = serializers.IntegerField()
     won = serializers.IntegerField()

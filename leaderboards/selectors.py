@@ -85,14 +85,14 @@ def _game_order() -> Collate | F:
     return Collate("game_id", "C") if connection.vendor == "postgresql" else F("game_id")
 
 
-def _ranked_results(deal_id: int) -> QuerySet[Result]:
+def ranked_results(deal_id: int) -> QuerySet[Result]:
     """Return the deal's results that may rank, as a query (known tampered ones, voided ones
     and those of banned players left out)."""
     return _ranked_in([deal_id])
 
 
 def _ranked_in(deal_ids: Collection[int]) -> QuerySet[Result]:
-    """Return the results of these deals that may rank (see ``_ranked_results``)."""
+    """Return the results of these deals that may rank (see ``ranked_results``)."""
     unranked = UnrankedResult.objects.filter(deal_id__in=deal_ids).values("game_id")
     return (
         Result.objects.filter(
@@ -122,7 +122,7 @@ def _better_than(result: Result) -> Q:
 
 
 def _rank_in_database(result: Result) -> int:
-    return _ranked_results(result.deal_id).filter(_better_than(result)).count() + 1
+    return ranked_results(result.deal_id).filter(_better_than(result)).count() + 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,7 +138,7 @@ class BoardRead:
 
 
 def _database_page(deal: Deal, *, offset: int, limit: int, nickname: str | None) -> BoardRead:
-    ranked = _ranked_results(deal.pk)
+    ranked = ranked_results(deal.pk)
     total = ranked.count()
     rows = list(ranked.select_related("player").order_by(*ORDER)[offset : offset + limit])
     entries = []
@@ -185,7 +185,7 @@ def _redis_page(
 def board_from_database(deal: Deal) -> list[dict[str, Any]]:
     """Return every entry of the deal's board as PostgreSQL ranks it, Redis left aside (results
     whose seals do not hold left out, as on every board)."""
-    everyone = _ranked_results(deal.pk).count()
+    everyone = ranked_results(deal.pk).count()
     return _database_page(deal, offset=0, limit=everyone, nickname=None).page.entries
 
 

@@ -16,12 +16,15 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.db.models import Case, F, Q, Value, When
 from django.db.models.functions import Greatest
+from django.utils.translation import gettext
 
-from games.models import Deal, Player, Result
+from core.errors import ErrorCode, ServiceError
+from games.models import Deal, Game, Player, Result
+from games.payloads import day_is_over
 from games.services import deal_of_day
 from games.verification.figures import Figures
 from games.verification.seals import seal_is_valid
-from leaderboards import changes, ranking, selectors, stats
+from leaderboards import changes, ranking, selectors, stats, story
 from leaderboards.models import PlayerVariantStats, UnrankedResult
 
 logger = logging.getLogger(__name__)
@@ -271,3 +274,36 @@ def stats_rebuild_all() -> int:
     stale = [pk for player_id, variant_id, pk in rows if (player_id, variant_id) not in pairs]
     PlayerVariantStats.objects.filter(pk__in=stale).delete()
     return len(pairs)
+
+
+# --- the day's story --------------------------------------------------------------------------
+
+
+def story_read(*, slug: str, date_text: str, viewer: Player | None) -> dict[str, Any]:
+    """Return the day's story of docs/api.md (``leaderboards.story``) with the viewer's place.
+
+    While the day is on, only a player who has finished the deal may read it (what the day's
+    players did would help one still playing): anonymous callers get ``not_authenticated``, the
+    others ``forbidden``. Once the day is over, anyone may.
+    """
+    deal = deal_of_day(slug=slug, date_text=date_text)
+    if not day_is_over(deal.date):
+        story_check_finished(deal=deal, viewer=viewer)
+    nickname = viewer.nickname if viewer is not None else None
+    page = board_page(deal=deal, limit=1, nickname=nickname)
+    return story.story(deal, player_entry=page.player_entry, total=page.total)
+
+
+def story_check_finished(*, deal: Deal, viewer: Player | None) -> None:
+    """Raise unless ``viewer`` has a game of ``deal`` that is over."""
+    if viewer is None:
+        raise ServiceError(
+            ErrorCode.NOT_AUTHENTICATED,
+            gettext("Sign in and finish today's deal to see how the day is going."),
+        )
+    finished = Game.objects.filter(deal=deal, player=viewer).exclude(status=Game.Status.PLAYING)
+    if not finished.exists():
+        raise ServiceError(
+            ErrorCode.FORBIDDEN,
+            gettext("The day's story shows once you have finished today's deal."),
+        )

@@ -12,6 +12,11 @@ urlpatterns = [
         name="api-leaderboard-all-time",
     ),
     path(
+        "leaderboards/<slug:slug>/<str:date>/story/",
+        views.StoryView.as_view(),
+        name="api-leaderboard-story",
+    ),
+    path(
         "leaderboards/<slug:slug>/<str:date>/",
         views.LeaderboardView.as_view(),
         name="api-leaderboard",

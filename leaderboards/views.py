@@ -39,6 +39,26 @@ class LeaderboardView(ApiView):
         )
 
 
+class StoryView(ApiView):
+    @extend_schema(
+        tags=["leaderboards"],
+        summary="The day's story: how everyone did, as bars, with the caller's place (today's "
+        "only once the caller has finished it)",
+        parameters=[games_docs.SLUG, games_docs.DATE],
+        responses=games_docs.responses(
+            {200: docs.StoryBody},
+            ErrorCode.NOT_AUTHENTICATED,
+            ErrorCode.FORBIDDEN,
+            ErrorCode.NOT_FOUND,
+        ),
+    )
+    def get(self, request: Request, slug: str, date: str) -> Response:
+        viewer = request.user if request.user.is_authenticated else None
+        return Response(
+            services.story_read(slug=slug, date_text=date, viewer=viewer)  # type: ignore[arg-type]
+        )
+
+
 class AllTimeView(ApiView):
     @extend_schema(
         tags=["leaderboards"],

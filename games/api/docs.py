@@ -233,7 +233,21 @@ class DealBody(serializers.Serializer):
         "itself never changes; it is certified where it stands if proved winnable)."
     )
     difficulty = serializers.IntegerField(
-        allow_null=True, min_value=1, max_value=5, help_text="1 (easy) to 5 (hard)."
+        allow_null=True,
+        min_value=1,
+        max_value=5,
+        help_text="1 (easy) to 5 (hard): the solver's effort against a sample of the variant's "
+        "deals; once the day is over, blended with how the day's players did.",
+    )
+    difficulty_solver = serializers.IntegerField(
+        allow_null=True, min_value=1, max_value=5, help_text="The solver's step alone."
+    )
+    difficulty_players = serializers.IntegerField(
+        allow_null=True,
+        min_value=1,
+        max_value=5,
+        help_text="The step the day's finished games give (null until the day is over, or with "
+        "fewer than 5).",
     )
     par = serializers.IntegerField(
         allow_null=True, help_text="The solver's winning line's length; null until the day ends."

@@ -18,6 +18,7 @@ from games.services.deals import (
     deal_request_regeneration,
     deals_check,
     deals_prepare,
+    deals_rate,
     deals_regenerate_requested,
 )
 from games.services.games import (
@@ -58,6 +59,7 @@ __all__ = [
     "deal_request_regeneration",
     "deals_check",
     "deals_prepare",
+    "deals_rate",
     "deals_regenerate_requested",
     "engine_state",
     "game_close_if_expired",

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-import math
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -25,6 +24,7 @@ from core.errors import ErrorCode, ServiceError
 from games import clock
 from games.documents import compiled
 from games.engine import SolveResult, commitment, daily_seed, deal, parse_seed, solve
+from games.engine.difficulty import difficulty as rated_difficulty
 from games.models import Deal, Game, Variant
 
 logger = logging.getLogger(__name__)
@@ -65,10 +65,15 @@ def deal_get_or_create(*, variant: Variant, date: dt.date) -> Deal:
     return _existing(variant, date) or _create(variant, date, 0, checking=True)
 
 
-def difficulty(result: SolveResult) -> int:
-    """Return 1 (easy) to 5 (hard) from the solver's effort to win a deal: one step for each
-    tenfold of positions searched beyond 1,000."""
-    return max(1, min(5, math.ceil(math.log10(max(result.nodes, 1))) - 3))
+def _rated(variant: Variant, result: SolveResult) -> dict[str, Any]:
+    """Return the fields a won ``result`` gives a deal of ``variant``: its line, its effort and
+    its difficulty by the variant's calibration (``games.engine.difficulty``)."""
+    return {
+        "certified": True,
+        "effort": result.nodes,
+        "difficulty": rated_difficulty(variant.slug, result.nodes),
+        "solution": [move.to_json() for move in result.line or []],
+    }
 
 
 def _certify(variant: Variant, date: dt.date, seconds: float | None) -> dict[str, Any]:
@@ -92,16 +97,17 @@ def _certify(variant: Variant, date: dt.date, seconds: float | None) -> dict[str
             time.monotonic() - started,
         )
         if result.outcome == "won" and result.line is not None:
-            return {
-                "attempt": attempt,
-                "certified": True,
-                "difficulty": difficulty(result),
-                "solution": [move.to_json() for move in result.line],
-            }
+            return {"attempt": attempt, **_rated(variant, result)}
         if fallback is None and result.outcome != "lost":
             fallback = attempt
     logger.warning("%s %s: no attempt proved winnable; serving it uncertified", variant.slug, date)
-    return {"attempt": fallback or 0, "certified": False, "difficulty": None, "solution": None}
+    return {
+        "attempt": fallback or 0,
+        "certified": False,
+        "difficulty": None,
+        "effort": None,
+        "solution": None,
+    }
 
 
 def deal_prepare(*, variant: Variant, date: dt.date, seconds: float | None = None) -> Deal:
@@ -142,11 +148,7 @@ def deal_check(*, deal_: Deal, seconds: float | None = None) -> Deal:
     )
     fields: dict[str, Any] = {"checking": False}
     if result.outcome == "won" and result.line is not None:
-        fields.update(
-            certified=True,
-            difficulty=difficulty(result),
-            solution=[move.to_json() for move in result.line],
-        )
+        fields.update(_rated(deal_.variant, result))
     Deal.objects.filter(pk=deal_.pk, checking=True).update(**fields)
     return Deal.objects.select_related("variant").get(pk=deal_.pk)
 
@@ -286,3 +288,37 @@ def deals_prepare(
         for variant in Variant.objects.filter(enabled=True, daily=True):
             date = first + dt.timedelta(days=offset)
             yield deal_prepare(variant=variant, date=date, seconds=seconds)
+
+
+def deal_rate(*, deal_: Deal, seconds: float | None = None) -> Deal:
+    """Rate a certified deal again by its variant's current calibration. A deal made before its
+    effort was kept is solved again for it (its line and seed never change; the solver has
+    ``DEAL_ATTEMPTS`` × ``seconds``, as ``deal_check``); one the solver does not win again in
+    that time keeps its difficulty. Return the deal as it is then."""
+    if not deal_.certified:
+        return deal_
+    effort = deal_.effort
+    if effort is None:
+        budget = (settings.DEAL_CERTIFY_SECONDS if seconds is None else seconds) * max(
+            1, settings.DEAL_ATTEMPTS
+        )
+        result = solve(
+            deal(compiled(deal_.rules), parse_seed(deal_.seed)),
+            budget_seconds=budget,
+            clock=time.monotonic,
+        )
+        if result.outcome != "won":
+            return deal_
+        effort = result.nodes
+    rated = rated_difficulty(deal_.variant.slug, effort)
+    Deal.objects.filter(pk=deal_.pk).update(effort=effort, difficulty=rated)
+    deal_.effort, deal_.difficulty = effort, rated
+    return deal_
+
+
+def deals_rate(*, seconds: float | None = None) -> Iterator[Deal]:
+    """Rate again every certified deal of today and later (``deal_rate``), yielding each: run
+    after a new calibration. A past day's difficulty stays as it was published."""
+    coming = Deal.objects.filter(date__gte=clock.today(), certified=True)
+    for found in list(coming.select_related("variant").order_by("date", "variant__slug")):
+        yield deal_rate(deal_=found, seconds=seconds)

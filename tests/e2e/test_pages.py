@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import itertools
+import math
 import re
 from typing import Any
 
@@ -71,7 +72,13 @@ def play_moves(page: Any, game: dict[str, Any], count: int) -> dict[str, Any]:
 
 
 def test_a_finished_daily_shows_rank_streak_and_a_spoiler_free_share_text(new_page: Any) -> None:
-    # given a player who plays two moves of today's Castile and resigns
+    # given a rival who resigned today's Castile at once, in a browser of their own
+    rival = new_page()
+    join_as_guest(rival, nickname("Rival"))
+    rival_game = call(rival, "POST", "/api/games/", {"variant": "castile", "mode": "daily"})
+    call(rival, "POST", f"/api/games/{rival_game['id']}/resign/")
+
+    # and a player who plays two moves of today's Castile and resigns
     page = new_page()
     errors = console_errors(page)
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
@@ -101,8 +108,18 @@ def test_a_finished_daily_shows_rank_streak_and_a_spoiler_free_share_text(new_pa
     assert lines[0] == f"Daily Patience · Castile · {game['date']}"
     assert re.fullmatch(r"[🟩⬜]{10} \d+/52 cards home", lines[1])
     assert lines[2] == "✖️ Resigned after 2 moves"
-    assert re.fullmatch(r"🏅 Rank \d+ of \d+", lines[3])
+    place = re.fullmatch(r"🏅 Rank (\d+) of (\d+)(?: · top (\d+)%)?", lines[3])
+    assert place, lines[3]
+    # and the player's place among the day's players ("top N%"), the rival ranked too
+    rank, players = int(place[1]), int(place[2])
+    assert players > 1 and place[3] == str(math.ceil(100 * rank / players))
     assert not CARD_CODE.search(text)
+
+    # and the day's story: the players by cards home and by moves, the player's bar marked
+    assert page.locator("#story-cards .mine").count() == 1
+    assert page.locator("#story-moves .mine").count() == 1
+    assert page.text_content("#story-cards-title") == "Players by cards home"
+    assert page.inner_text("#story-own-moves") == "2"
 
     # when they copy it, then the clipboard holds it
     page.click("#share-copy")

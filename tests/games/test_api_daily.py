@@ -85,6 +85,8 @@ def test_today_lists_one_deal_per_daily_variant_with_tomorrows_commitment(join) 
         "certified": False,
         "checking": True,
         "difficulty": None,
+        "difficulty_solver": None,
+        "difficulty_players": None,
         "par": None,
         "next": {"date": "2026-12-02", "commitment": caprice["next"]["commitment"]},
     }

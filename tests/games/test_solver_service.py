@@ -12,12 +12,15 @@ from rest_framework.test import APIClient
 from games import clock, services
 from games.documents import compiled
 from games.engine import SolveResult, apply_move, daily_seed, deal, parse_move
+from games.engine.difficulty import difficulty
 from games.models import Deal, Game, Result, Variant
 from games.services import deals as deal_services
 from tests.conftest import TEST_DEAL_SECRET
 
 NOON = dt.datetime(2026, 12, 1, 12, tzinfo=dt.UTC)
 TODAY = NOON.date()
+EFFORT = 54_321  # the fake solver's positions for every deal it wins
+RATED = difficulty("caprice", EFFORT)  # by caprice's calibration
 
 
 def fake_solver(monkeypatch, outcomes: dict[int, str]) -> list[int]:
@@ -36,7 +39,7 @@ def fake_solver(monkeypatch, outcomes: dict[int, str]) -> list[int]:
         asked.append(attempt)
         outcome = outcomes.get(attempt, "unknown")
         line = [parse_move({"type": "deal"})] * 7 if outcome == "won" else None
-        return SolveResult(outcome, line, 54_321, 0.01)
+        return SolveResult(outcome, line, EFFORT, 0.01)
 
     monkeypatch.setattr(deal_services, "solve", solve)
     return asked
@@ -62,7 +65,7 @@ def test_a_day_is_dealt_from_the_first_attempt_the_solver_proves_winnable(
     assert (made.attempt, made.certified, made.seed) == (2, True, seed.hex())
     assert made.commitment == hashlib.sha256(seed).hexdigest()
     assert made.solution == [{"type": "deal"}] * 7
-    assert made.difficulty == 2  # 54,321 positions
+    assert (made.difficulty, made.effort) == (RATED, EFFORT)
 
     # and the API shows it, with par only once the day is over
     with clock.frozen(NOON):
@@ -72,11 +75,41 @@ def test_a_day_is_dealt_from_the_first_attempt_the_solver_proves_winnable(
     assert (today["attempt"], today["certified"], today["difficulty"], today["par"]) == (
         2,
         True,
-        2,
+        RATED,
         None,
     )
     assert "solution" not in today
     assert (after["par"], after["seed"]) == (7, seed.hex())
+
+
+def test_ratedeals_rates_the_coming_deals_by_the_calibration(variants, monkeypatch, capsys) -> None:
+    # given today's deal certified before its effort was kept, and yesterday's
+    fake_solver(monkeypatch, {0: "won"})
+    with clock.frozen(NOON):
+        made = deal_services.deal_prepare(variant=caprice(), date=TODAY)
+    Deal.objects.filter(pk=made.pk).update(effort=None, difficulty=1)
+    past = Deal.objects.create(
+        variant=caprice(),
+        date=TODAY - dt.timedelta(days=1),
+        seed="00",
+        commitment="00",
+        rules={},
+        certified=True,
+        difficulty=1,
+        effort=10**9,
+    )
+
+    # when the coming deals are rated again
+    with clock.frozen(NOON):
+        call_command("ratedeals")
+
+    # then today's is solved again for its effort and rated; a past day's stays as published
+    assert Deal.objects.filter(pk=made.pk).values_list("effort", "difficulty").get() == (
+        EFFORT,
+        RATED,
+    )
+    assert Deal.objects.get(pk=past.pk).difficulty == 1
+    assert f"{TODAY} caprice" in capsys.readouterr().out
 
 
 def test_a_day_with_no_proved_attempt_is_served_uncertified(variants, monkeypatch, settings):
@@ -115,7 +148,7 @@ def test_preparedeals_certifies_the_coming_days_and_publishes_tomorrows_commitme
         daily = APIClient().get("/api/daily/").json()
 
     out = capsys.readouterr().out
-    assert f"{TODAY} caprice" in out and "attempt 0 certified, difficulty 2" in out
+    assert f"{TODAY} caprice" in out and f"attempt 0 certified, difficulty {RATED}" in out
     tomorrow = Deal.objects.get(variant__slug="caprice", date=TODAY + dt.timedelta(days=1))
     assert daily[0]["next"] == {
         "date": tomorrow.date.isoformat(),
@@ -142,7 +175,7 @@ def test_a_deal_made_on_demand_is_checked_then_certified_where_it_stands(
     # then the deal was said to be checked meanwhile; it is now certified, the same deal
     assert (before["checking"], before["certified"], before["difficulty"]) == (True, False, None)
     assert [deal.pk for deal in checked] == [Deal.objects.get().pk]
-    assert (after["checking"], after["certified"], after["difficulty"]) == (False, True, 2)
+    assert (after["checking"], after["certified"], after["difficulty"]) == (False, True, RATED)
     assert (after["attempt"], after["commitment"]) == (0, before["commitment"])
     assert Deal.objects.get().solution == [{"type": "deal"}] * 7
     assert again == []

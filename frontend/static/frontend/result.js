@@ -9,6 +9,7 @@ import { h, mount, say } from "./dom.js";
 import { t, tn } from "./i18n.js";
 import { session } from "./identity.js";
 import { leagueRanksFact } from "./leagues.js";
+import { drawStory, loadStory } from "./story.js";
 
 const RANK_TRIES = 12; // one a second: verification is quick, a board is cached briefly
 const BAR_CELLS = 10;
@@ -35,7 +36,7 @@ export function progressBar(home, total) {
 }
 
 /** Return the share text of a daily game: no card is named, so it spoils nothing. */
-export function shareText({ name, game, rank, players }) {
+export function shareText({ name, game, rank, players, top }) {
   const total = totalCards(game);
   const lines = [
     t("Daily Patience · {name} · {date}", { name, date: game.date }),
@@ -46,7 +47,11 @@ export function shareText({ name, game, rank, players }) {
   ];
   // Others read the share text: a result helped by hints says so.
   if (game.assisted) lines.push(`💡 ${t("Assisted: hints were taken")}`);
-  if (rank) lines.push(`🏅 ${t("Rank {rank} of {players}", { rank, players })}`);
+  if (rank) {
+    const place = t("Rank {rank} of {players}", { rank, players });
+    // The place among the day's players ("top 12%"), once there is more than one.
+    lines.push(`🏅 ${top && players > 1 ? `${place} · ${t("top {percent}%", { percent: top })}` : place}`);
+  }
   lines.push(`${location.origin}/`);
   return lines.join("\n");
 }
@@ -108,6 +113,7 @@ function show(game, { focus }) {
   const rank = h("dd", { id: "result-rank" }, t("checking…"));
   const streak = h("dd", { id: "result-streak" }, t("checking…"));
   const shareArea = h("div", { class: "share", id: "result-share" });
+  const storyArea = h("div", { class: "story", id: "result-story" });
   const links = h("nav", { class: "result-links", "aria-label": t("After the game") });
   const title = h("h2", { id: "result-title", tabindex: "-1" }, resultHeading(game));
   const closeButton = h("button", { type: "button", class: "secondary close", id: "result-close" }, t("Close"));
@@ -134,6 +140,7 @@ function show(game, { focus }) {
     ),
     daily ? clock.el : h("p", { class: "note" }, t("A practice game never reaches a leaderboard.")),
     daily ? null : nextGames(game, message),
+    daily ? storyArea : null,
     shareArea,
     message,
     links,
@@ -151,7 +158,7 @@ function show(game, { focus }) {
   root.append(panel);
   if (focus) title.focus();
   if (daily && game.voided) fillVoided(game, { rank, streak, message });
-  else if (daily) fillDaily(game, { rank, streak, shareArea, message });
+  else if (daily) fillDaily(game, { rank, streak, shareArea, storyArea, message });
 }
 
 /**
@@ -192,7 +199,7 @@ function fillVoided(game, { rank, streak, message }) {
   );
 }
 
-async function fillDaily(game, { rank, streak, shareArea, message }) {
+async function fillDaily(game, { rank, streak, shareArea, storyArea, message }) {
   const mine = current;
   const name = await variantName(game.variant);
   const nickname = encodeURIComponent(game.player);
@@ -220,8 +227,11 @@ async function fillDaily(game, { rank, streak, shareArea, message }) {
   } catch {
     streak.textContent = "–";
   }
+  const story = await loadStory(game);
   if (current !== mine) return;
-  drawShare(shareText({ name, game, rank: entry && entry.rank, players }), shareArea, message);
+  drawStory(storyArea, story, game);
+  const top = entry && story && story.player ? story.player.top_percent : null;
+  drawShare(shareText({ name, game, rank: entry && entry.rank, players, top }), shareArea, message);
 }
 
 function drawShare(text, area, message) {
