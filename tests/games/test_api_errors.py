@@ -167,6 +167,7 @@ API_PATHS = [
     "/api/games/{game_id}/replay/positions/",
     "/api/games/{game_id}/hint/",
     "/api/leaderboards/{slug}/{date}/",
+    "/api/leaderboards/{slug}/{date}/story/",
     "/api/leaderboards/{slug}/all-time/",
     "/api/players/{nickname}/",
     "/api/players/{nickname}/results/",
