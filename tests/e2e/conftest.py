@@ -105,7 +105,9 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     postgres = base_url.startswith(("postgres://", "postgresql://"))
     if postgres:
         # Named after the configured database, so two checkouts' runs never drop each other's.
-        name = f"{urlsplit(base_url).path.lstrip('/') or 'daily_patience'}_e2e"
+        # (and after the pytest-xdist worker, when the browser tests run in several)
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+        name = f"{urlsplit(base_url).path.lstrip('/') or 'daily_patience'}_e2e{worker}"
         postgres_admin(base_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         postgres_admin(base_url, f'CREATE DATABASE "{name}"')
         env["DATABASE_URL"] = with_database(base_url, name)
