@@ -23,12 +23,14 @@ run: $(VENV)/.installed-run staticfiles/staticfiles.json
 staticfiles/staticfiles.json: $(VENV)/.installed-run $(shell find */static -type f 2>/dev/null)
 	$(BIN)/python manage.py collectstatic --noinput --verbosity 0
 
-# The suite but the browser tests runs in TEST_WORKERS processes (pytest-xdist), each with a
-# test database and a Redis database of its own (config/settings.py).
+# The suite runs in TEST_WORKERS processes (pytest-xdist), each with a test database and a Redis
+# database of its own (config/settings.py); the browser tests likewise, each process with its own
+# server (tests/e2e/conftest.py) and Chromium.
 TEST_WORKERS ?= 2
 test: $(VENV)/.installed-dev lint
 	$(BIN)/pytest -m "not browser" -n $(TEST_WORKERS)
-	$(BIN)/pytest -m browser tests/e2e -p no:asyncio -W ignore::pytest.PytestConfigWarning
+	$(BIN)/pytest -m browser tests/e2e -p no:asyncio -W ignore::pytest.PytestConfigWarning \
+		-n $(TEST_WORKERS)
 
 lint: $(VENV)/.installed-dev node_modules/.installed
 	$(BIN)/ruff check .

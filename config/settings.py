@@ -18,13 +18,16 @@ from config import errorreports
 BASE_DIR = Path(__file__).resolve().parent.parent
 ENV = os.environ
 
-if ENV.get("REDIS_URL") and ENV.get("PYTEST_XDIST_WORKER"):
+_worker = ENV.get("PYTEST_XDIST_WORKER")
+if ENV.get("REDIS_URL") and _worker and ENV.get("DAILY_PATIENCE_WORKER_REDIS") != _worker:
     # A test run in parallel workers (``make test``): each worker gets a Redis database of its
     # own, after the configured one (gw0 keeps it), since the tests empty the cache and the
-    # channel layer between tests; services a test starts inherit it.
+    # channel layer between tests. Services a test starts inherit the worker's database as it
+    # is (the marker says it is chosen already).
     _parts = urlsplit(ENV["REDIS_URL"])
-    _database = int(_parts.path.lstrip("/") or 0) + int(ENV["PYTEST_XDIST_WORKER"][2:])
+    _database = int(_parts.path.lstrip("/") or 0) + int(_worker[2:])
     ENV["REDIS_URL"] = urlunsplit(_parts._replace(path=f"/{_database}"))
+    ENV["DAILY_PATIENCE_WORKER_REDIS"] = _worker
 
 if config_env.env_bool(ENV, "DAILY_PATIENCE_REQUIRE_SERVICES", default=False) and not (
     ENV.get("DATABASE_URL") and ENV.get("REDIS_URL")
