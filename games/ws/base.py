@@ -35,6 +35,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+import orjson
 import psycopg
 import psycopg_pool
 import redis
@@ -418,6 +419,12 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
             await self.close_with(frame, CLOSE_UNAVAILABLE)
         elif not self.closing:
             await self.send_json(frame)
+
+    @classmethod
+    async def encode_json(cls, content: Any) -> str:
+        # orjson, not the json module: a game's frame (about 2.5 KB) is sent for every move, and
+        # encoding it was a tenth of a worker's time (docs/scaling.md).
+        return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS).decode()
 
     # --- receiving -----------------------------------------------------------------------
 
