@@ -96,6 +96,8 @@ async function redrawOnceChecked(daily) {
 async function myTodaysGames(daily) {
   const found = new Map();
   if (!session.player || !daily.length) return found;
+  // Read before any await: the player may log out while the answers are on their way.
+  const nickname = encodeURIComponent(session.player.nickname);
   const dates = new Set(daily.map((deal) => deal.date));
   try {
     const answer = await api("GET", "/api/me/games/?limit=100");
@@ -108,7 +110,6 @@ async function myTodaysGames(daily) {
     console.warn(error);
     return found;
   }
-  const nickname = encodeURIComponent(session.player.nickname);
   await Promise.all(
     [...found.values()]
       .filter((mine) => mine.game.status !== "playing" && !mine.game.voided)

@@ -249,7 +249,7 @@ async function leaguePage(root, id, message) {
     say(message, error.detail, "error");
     return null;
   }
-  const owner = session.player.nickname === league.owner;
+  const owner = Boolean(session.player) && session.player.nickname === league.owner;
   const board = liveLeagueBoard(league, deals);
   const link = h("input", { id: "league-link", readonly: true, value: `${location.origin}${league.invite_path}`, "aria-label": t("Invite link") });
   const copy = h("button", { type: "button", class: "secondary", id: "league-copy" }, t("Copy"));
