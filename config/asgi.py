@@ -1,7 +1,8 @@
 """ASGI entry point: HTTP goes to Django, WebSocket to the Channels consumers.
 
 The HTTP stack starts with ``RequestContext`` (the request's id and game in every log line,
-``config.middleware``). Both stacks sit inside ``AdmissionGuard`` (``core.admission``: a worker
+``config.middleware``) and ends in Django's handler with a fixed set of threads
+(``config.handler``). Both stacks sit inside ``AdmissionGuard`` (``core.admission``: a worker
 that is full refuses new games and sockets, and serves the players it has). The WebSocket
 stack, outside in: ``SocketGuard`` (anything that escapes ends in a close frame, never an HTTP
 500), cookies and the lazy session, ``PlayerAuthMiddleware`` (token or session,
@@ -10,12 +11,19 @@ and the ``Origin`` check's verdict, enforced by each consumer: ``games.ws.base``
 
 import os
 
-from django.core.asgi import get_asgi_application
+import django
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
 # Set up Django before importing anything that touches models (the consumers do).
-django_asgi_app = get_asgi_application()
+django.setup(set_prefix=False)
+
+from django.conf import settings  # noqa: E402
+
+from config.handler import PooledThreadsHandler  # noqa: E402
+
+# Django's handler, lending each request one of ASGI_THREADS long-lived threads.
+django_asgi_app = PooledThreadsHandler(settings.ASGI_THREADS)
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.sessions import SessionMiddlewareStack  # noqa: E402

@@ -10,10 +10,9 @@ a path no view serves) is answered the same way.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from typing import Any
 
 from asgiref.sync import iscoroutinefunction, markcoroutinefunction
@@ -21,7 +20,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse
 from django.utils import translation
 
-from core import admission, breaker, logcontext
+from core import breaker, logcontext
 from core.responses import response_for_error, too_large_response, unavailable_response
 
 logger = logging.getLogger(__name__)
@@ -48,9 +47,9 @@ class RequestContext:
     """ASGI middleware of the HTTP stack: give the request its log context on the event loop
     (``core.logcontext``), in the task that will also write uvicorn's access line for it.
 
-    Django runs the middleware chain on a thread, in a copy of this context: what is set here
-    is seen there, and the request that ``RequestContextMiddleware`` attaches to the shared
-    state is seen back here (the player of the access line).
+    Django runs the middleware chain in this task (and the view on a thread, in a copy of this
+    context): what is set here is seen there, and the request that ``RequestContextMiddleware``
+    attaches to the shared state is seen back here (the player of the access line).
     """
 
     def __init__(self, inner: Any) -> None:
@@ -74,10 +73,17 @@ class RequestContextMiddleware:
     authentication has said who that is.
     """
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
-        self.get_response = get_response
+    sync_capable = True
+    async_capable = True
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
+        self.get_response = get_response
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
+
+    @staticmethod
+    def enter(request: HttpRequest) -> tuple[logcontext.HttpRequestState, Any]:
         state = logcontext.http_request.get()
         token = None
         if state is None or state.request is not None:  # no ASGI wrapper, or a stale one
@@ -85,10 +91,26 @@ class RequestContextMiddleware:
             state = logcontext.HttpRequestState(identifier, game_of_path(request.path))
             token = logcontext.http_request.set(state)
         state.request = request
+        return state, token
+
+    def __call__(self, request: HttpRequest) -> Any:
+        if self.is_async:
+            return self.__acall__(request)
+        state, token = self.enter(request)
         try:
             response = self.get_response(request)
         finally:
             if token is not None:  # a thread serves one request after another
+                logcontext.http_request.reset(token)
+        response[REQUEST_ID_HEADER] = state.request_id
+        return response
+
+    async def __acall__(self, request: HttpRequest) -> HttpResponse:
+        state, token = self.enter(request)
+        try:
+            response = await self.get_response(request)
+        finally:
+            if token is not None:
                 logcontext.http_request.reset(token)
         response[REQUEST_ID_HEADER] = state.request_id
         return response
@@ -173,61 +195,6 @@ class DatabaseBreakerMiddleware:
         return self.refusal(request) or await self.get_response(request)
 
 
-class ConcurrencyLimitMiddleware:
-    """Let at most ``ASGI_THREADS`` requests of one worker process run at once; the rest queue.
-
-    Under ASGI, Django runs each request's synchronous code on a thread of its own (asgiref's
-    ``ThreadSensitiveContext`` gives every request a one-thread executor, and the installed
-    asgiref reads no ``ASGI_THREADS``), so a burst would start as many threads as there are
-    requests, all asking the connection pool at once. This semaphore, taken on the event loop
-    before any thread starts, bounds them. Under WSGI (and Django's test client) it does nothing.
-
-    While more than ``ADMISSION_REQUESTS_WAITING`` requests wait for it, the worker is full for
-    ``core.admission``: new games and sockets are refused with a delay, instead of queueing
-    behind the others until the database pool's timeout answers 503.
-    """
-
-    waiting = 0  # requests of this process waiting for the semaphore
-
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        self.limit = int(getattr(settings, "ASGI_THREADS", 0) or 0)
-        self._semaphore: asyncio.Semaphore | None = None
-        if self.is_async:
-            markcoroutinefunction(self)
-            admission.watch("HTTP requests waiting for a thread", self.queue_over_limit)
-
-    def __call__(self, request: HttpRequest) -> Any:
-        if self.is_async:
-            return self.__acall__(request)
-        return self.get_response(request)
-
-    async def __acall__(self, request: HttpRequest) -> HttpResponse:
-        get_response: Callable[[HttpRequest], Awaitable[HttpResponse]] = self.get_response
-        if self.limit <= 0:
-            return await get_response(request)
-        if self._semaphore is None:  # made on first use, on the loop that serves requests
-            self._semaphore = asyncio.Semaphore(self.limit)
-        ConcurrencyLimitMiddleware.waiting += 1
-        try:
-            await self._semaphore.acquire()
-        finally:
-            ConcurrencyLimitMiddleware.waiting -= 1
-        try:
-            return await get_response(request)
-        finally:
-            self._semaphore.release()
-
-    @classmethod
-    def queue_over_limit(cls) -> bool:
-        """Whether more requests wait for a thread than ``ADMISSION_REQUESTS_WAITING``."""
-        return cls.waiting > settings.ADMISSION_REQUESTS_WAITING
-
-
 class SecurityHeadersMiddleware:
     """Add ``Content-Security-Policy`` (the one for the path's prefix) and ``Permissions-Policy``.
 
@@ -235,11 +202,17 @@ class SecurityHeadersMiddleware:
     and an empty policy sends none. A response that already carries a policy keeps it.
     """
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
         self.get_response = get_response
         policies: dict[str, str] = getattr(settings, "CONTENT_SECURITY_POLICY", {})
         self.policies = sorted(policies.items(), key=lambda item: len(item[0]), reverse=True)
         self.permissions = getattr(settings, "PERMISSIONS_POLICY", "")
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
 
     def policy_for(self, path: str) -> str:
         for prefix, policy in self.policies:
@@ -247,8 +220,15 @@ class SecurityHeadersMiddleware:
                 return policy
         return ""
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        response = self.get_response(request)
+    def __call__(self, request: HttpRequest) -> Any:
+        if self.is_async:
+            return self.__acall__(request)
+        return self.add_headers(request, self.get_response(request))
+
+    async def __acall__(self, request: HttpRequest) -> HttpResponse:
+        return self.add_headers(request, await self.get_response(request))
+
+    def add_headers(self, request: HttpRequest, response: HttpResponse) -> HttpResponse:
         policy = self.policy_for(request.path)
         if policy and "Content-Security-Policy" not in response:
             response["Content-Security-Policy"] = policy

@@ -66,7 +66,6 @@ MIDDLEWARE = [
     "config.middleware.RequestContextMiddleware",  # the log context of the whole request
     "config.metrics.RequestMetricsMiddleware",  # outermost: a request's whole time
     "config.middleware.DatabaseBreakerMiddleware",  # PostgreSQL known down: 503 at once
-    "config.middleware.ConcurrencyLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "config.middleware.SecurityHeadersMiddleware",
     "config.middleware.ErrorMiddleware",
@@ -106,7 +105,7 @@ if DATABASES["default"]["ENGINE"].endswith("sqlite3"):
 _pool = DATABASES["default"].get("OPTIONS", {}).get("pool")
 # Sizing (docs/operations.md): WEB_CONCURRENCY workers × DATABASE_POOL_MAX connections must stay
 # within DATABASE_MAX_CONNECTIONS (PostgreSQL's max_connections); config/checks.py warns if not.
-# ASGI_THREADS bounds the requests one worker runs at once (config/middleware.py).
+# ASGI_THREADS bounds the requests one worker runs at once (config/handler.py).
 WEB_CONCURRENCY = config_env.env_int(ENV, "WEB_CONCURRENCY", 1)
 DATABASE_MAX_CONNECTIONS = config_env.env_int(ENV, "DATABASE_MAX_CONNECTIONS", 100)
 ASGI_THREADS = config_env.env_int(ENV, "ASGI_THREADS", _pool["max_size"] if _pool else 32)
@@ -228,7 +227,7 @@ MOVES_SYNCHRONOUS_COMMIT = config_env.env_bool(ENV, "MOVES_SYNCHRONOUS_COMMIT", 
 ADMISSION = config_env.env_bool(ENV, "ADMISSION", True)
 ADMISSION_LOOP_LAG_MS = config_env.env_int(ENV, "ADMISSION_LOOP_LAG_MS", 250)
 ADMISSION_MOVE_BACKLOG = config_env.env_int(ENV, "ADMISSION_MOVE_BACKLOG", 2000)
-# ... or while more HTTP requests than this wait for one of its ASGI_THREADS (config/middleware.py).
+# ... or while more HTTP requests than this wait for one of its ASGI_THREADS (config/handler.py).
 ADMISSION_REQUESTS_WAITING = config_env.env_int(ENV, "ADMISSION_REQUESTS_WAITING", 4 * ASGI_THREADS)
 ADMISSION_RETRY_SECONDS = config_env.env_int(ENV, "ADMISSION_RETRY_SECONDS", 3)
 

@@ -176,32 +176,35 @@ async def test_a_loop_that_lagged_makes_the_worker_full_for_a_second(settings: A
 
 
 async def test_http_requests_waiting_for_a_thread_over_the_limit_make_the_worker_full(
-    settings: Any,
+    settings: Any, monkeypatch: Any
 ) -> None:
-    from config.middleware import ConcurrencyLimitMiddleware
+    from config.handler import PooledThreadsHandler
 
     # given a worker whose requests run one at a time, one of them holding its thread
     settings.ADMISSION = True
-    settings.ASGI_THREADS = 1
     settings.ADMISSION_REQUESTS_WAITING = 1
     release = asyncio.Event()
+    served: list[int] = []
 
-    async def slow(request: Any) -> str:
+    async def slow(self: Any, scope: Any, receive: Any, send: Any) -> None:
         await release.wait()
-        return "done"
+        served.append(scope["n"])
 
-    middleware = ConcurrencyLimitMiddleware(slow)
+    monkeypatch.setattr(PooledThreadsHandler, "handle", slow)
+    handler = PooledThreadsHandler(threads=1)
 
     # when two more requests queue behind it
-    running = [asyncio.ensure_future(middleware(object())) for _ in range(3)]
+    running = [
+        asyncio.ensure_future(handler({"type": "http", "n": n}, None, None)) for n in range(3)
+    ]
     await asyncio.sleep(0.05)
     reason = admission.pressure()
     release.set()
-    answers = await asyncio.gather(*running)
+    await asyncio.gather(*running)
 
-    # then the worker was full while they waited, and is not once they are served
+    # then the worker was full while they waited, and is not once they are served, in order
     assert reason == "HTTP requests waiting for a thread over its limit"
-    assert answers == ["done"] * 3
-    assert ConcurrencyLimitMiddleware.waiting == 0
+    assert served == [0, 1, 2]
+    assert PooledThreadsHandler.waiting == 0
     assert admission.pressure() is None
     await admission.stop()

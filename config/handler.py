@@ -1,0 +1,78 @@
+"""Django's ASGI handler, with a fixed set of threads for the requests' synchronous code.
+
+Django's own handler gives every request a context of its own (asgiref's
+``ThreadSensitiveContext``), and asgiref gives every such context a new one-thread executor: each
+request starts a thread, hops to it for the ``request_started`` signal, the view and the
+response's ``close``, then joins it. Under a crowd that is a thread started and joined per
+request, and as many threads as requests in flight, all asking the database pool at once.
+
+``PooledThreadsHandler`` keeps ``ASGI_THREADS`` such contexts, each with its one thread, and
+lends one to each request for its whole life: the request's synchronous code runs on that thread
+(so Django's per-thread state, such as its database connection, stays with the request), and
+the next request reuses it. A request that finds none free waits on the event loop, in order.
+This bounds a worker's concurrent requests to ``ASGI_THREADS`` (at most the database pool's
+size: ``config.checks``), and while more than ``ADMISSION_REQUESTS_WAITING`` requests wait,
+the worker is full for ``core.admission``: new games and sockets are refused with a delay,
+rather than queueing until the pool's timeout answers 503.
+
+Under WSGI and Django's test client none of this applies.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, ClassVar
+
+from asgiref.sync import SyncToAsync, ThreadSensitiveContext
+from django.conf import settings
+from django.core.handlers.asgi import ASGIHandler
+
+from core import admission
+
+
+class PooledThreadsHandler(ASGIHandler):
+    """An ASGI handler that lends each request one of ``threads`` long-lived thread contexts."""
+
+    waiting: ClassVar[int] = 0  # requests of this process waiting for a thread
+
+    def __init__(self, threads: int) -> None:
+        super().__init__()
+        if threads < 1:
+            raise ValueError("ASGI_THREADS must be at least 1")
+        self.threads = threads
+        self._free: asyncio.Queue[ThreadSensitiveContext] | None = None
+        admission.watch("HTTP requests waiting for a thread", self.queue_over_limit)
+
+    def _contexts(self) -> asyncio.Queue[ThreadSensitiveContext]:
+        # Made on first use, on the loop that serves the requests.
+        if self._free is None:
+            self._free = asyncio.Queue()
+            for _ in range(self.threads):
+                self._free.put_nowait(ThreadSensitiveContext())
+        return self._free
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
+        free = self._contexts()
+        try:
+            context = free.get_nowait()
+        except asyncio.QueueEmpty:
+            PooledThreadsHandler.waiting += 1
+            try:
+                context = await free.get()
+            finally:
+                PooledThreadsHandler.waiting -= 1
+        # asgiref runs thread-sensitive code (the signals, the view, ``close``) on the executor
+        # of the current context, made at its first use and kept while the context lives.
+        token = SyncToAsync.thread_sensitive_context.set(context)
+        try:
+            await self.handle(scope, receive, send)
+        finally:
+            SyncToAsync.thread_sensitive_context.reset(token)
+            free.put_nowait(context)
+
+    @classmethod
+    def queue_over_limit(cls) -> bool:
+        """Whether more requests wait for a thread than ``ADMISSION_REQUESTS_WAITING``."""
+        return cls.waiting > settings.ADMISSION_REQUESTS_WAITING
