@@ -10,7 +10,8 @@ may be open.
 
 Doubt pushes: a count that Redis cannot give (unreachable, a key expired, a count below 1) reads
 as "others may be open". A worker that dies leaves its sockets counted, which costs pushes, never
-a missed one. Keys live ``TTL_SECONDS`` after the last open or move of the game.
+a missed one. Keys live ``TTL_SECONDS`` (longer than any game's day) after a socket of the game
+last opened or closed; a move only reads its key (one command).
 
 A socket counts itself and joins the group *before* it reads the state it sends first, so a move
 either reaches the new socket's first state or sees the count that makes it push.
@@ -55,10 +56,7 @@ class _Redis:
 
     def count(self, game_id: str) -> int | None:
         def count(client: redis.Redis) -> Any:
-            pipe = client.pipeline(transaction=False)
-            pipe.get(_key(game_id))
-            pipe.expire(_key(game_id), TTL_SECONDS)
-            return pipe.execute()[0]
+            return client.get(_key(game_id))
 
         try:
             found = redis_client.run(count, what=self.what)
@@ -140,10 +138,7 @@ async def aothers_open(game_id: str) -> bool:
     else:
         key = _key(game_id)
         try:
-            found, _ = await asyncio.gather(
-                redis_client.call("GET", key, what=_redis.what),
-                redis_client.call("EXPIRE", key, TTL_SECONDS, what=_redis.what),
-            )
+            found = await redis_client.call("GET", key, what=_redis.what)
         except redis_client.Unavailable:
             return True
         count = None if found is None else int(found)
