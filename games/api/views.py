@@ -7,6 +7,7 @@ turns them, and DRF's own exceptions, into the error body of docs/api.md.
 from __future__ import annotations
 
 from django.contrib.auth import login, logout, update_session_auth_hash
+from django.db import transaction
 from django.middleware.csrf import get_token
 from django.utils.translation import gettext
 from drf_spectacular.utils import (
@@ -34,12 +35,16 @@ def _player(request: Request) -> Player | None:
 
 
 def _signed_in(request: Request, player: Player, *, created: bool) -> Response:
-    """Log the browser session in as ``player`` and answer its token."""
-    login(request._request, player, backend="django.contrib.auth.backends.ModelBackend")
-    body = {
-        "token": services.player_token(player=player),
-        "player": payloads.player_payload(player),
-    }
+    """Log the browser session in as ``player`` and answer its token.
+
+    The session's row, ``last_login`` and the token are written in one transaction (one commit,
+    not three: a crowd of guests arrives at the rollover)."""
+    with transaction.atomic():
+        login(request._request, player, backend="django.contrib.auth.backends.ModelBackend")
+        body = {
+            "token": services.player_token(player=player),
+            "player": payloads.player_payload(player),
+        }
     return Response(body, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
