@@ -35,3 +35,20 @@ def shown_piles(page: Any) -> dict[str, list[str | None]]:
         """piles => Object.fromEntries(piles.map(pile => [pile.dataset.pile,
             [...pile.querySelectorAll('.card[data-index]')].map(c => c.dataset.card || null)]))""",
     )
+
+
+def start_practice(page: Any, variant: str, seed: str) -> dict[str, Any]:
+    """Start a practice game of ``seed`` through the API as the page's player; open it on the
+    table once its socket is open; return the game."""
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    answer = page.request.post(
+        "/api/games/",
+        data={"variant": variant, "mode": "practice", "seed": seed},
+        headers={"X-CSRFToken": token},
+    )
+    assert answer.status == 201, answer.text()
+    game = answer.json()
+    page.goto(f"/#/play/{game['id']}")
+    page.wait_for_selector(f".board[data-variant='{variant}'] .pile")
+    page.wait_for_selector(".play[data-socket='open']")
+    return game
