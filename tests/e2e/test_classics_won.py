@@ -10,7 +10,6 @@ FreeCell is won at a phone's size (touch) and a laptop's; the others at one size
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -18,7 +17,13 @@ from typing import Any
 import pytest
 
 from games.engine import builtin_variant, deal, practice_seed, solve
-from tests.e2e.helpers import fetch_game, join_as_guest, nickname, start_practice
+from tests.e2e.helpers import (
+    fetch_game,
+    join_as_guest,
+    nickname,
+    start_practice,
+    variants_offered,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -33,24 +38,9 @@ ON_THE_TABLE = 8  # the line's last moves, played by hand
 
 @pytest.fixture(scope="module")
 def classics_offered(server_shell: Callable[[str], str]) -> Iterator[None]:
-    """Offer the classics for practice, as an admin does (Yukon is not offered by default);
-    withdraw again after the tests those that were not offered."""
-    slugs = sorted(SEEDS)
-    printed = server_shell(
-        "import json\n"
-        "from games.models import Variant\n"
-        "from games.services import variants_load\n"
-        "variants_load(include_extras=True)\n"
-        f"rows = Variant.objects.filter(slug__in={slugs!r}, enabled=False)\n"
-        "print(json.dumps(sorted(rows.values_list('slug', flat=True))))\n"
-        "rows.update(enabled=True)\n"
-    )
-    withdrawn = json.loads(printed.strip().splitlines()[-1])
-    yield
-    server_shell(
-        "from games.models import Variant\n"
-        f"Variant.objects.filter(slug__in={withdrawn!r}).update(enabled=False)\n"
-    )
+    """Offer the classics for practice, as an admin does (Yukon is not offered by default)."""
+    with variants_offered(server_shell, list(SEEDS)):
+        yield
 
 
 def winning_line(variant: str) -> list[dict[str, Any]]:
