@@ -77,25 +77,33 @@ def no_sideways_scrolling(page: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    ("viewport", "locale", "words"),
+    ("viewport", "locale", "scheme", "words"),
     [
-        ((390, 844), "en-GB", {"all": "All games", "mine": "Mine", "spider": "Spider"}),
-        ((1366, 768), "fr-FR", {"all": "Tous les jeux", "mine": "Mes jeux", "spider": "Araignée"}),
+        ((390, 844), "en-GB", "light", {"all": "All games", "mine": "Mine", "spider": "Spider"}),
+        (
+            (1366, 768),
+            "fr-FR",
+            "dark",
+            {"all": "Tous les jeux", "mine": "Mes jeux", "spider": "Araignée"},
+        ),
     ],
-    ids=["phone-en", "laptop-fr"],
+    ids=["phone-en-light", "laptop-fr-dark"],
 )
 def test_a_catalogue_of_sixteen_dailies_shows_mine_first_and_filters_by_family(
     new_page: Any,
     every_variant_daily: list[str],
     viewport: tuple[int, int],
     locale: str,
+    scheme: str,
     words: dict[str, str],
 ) -> None:
     # given sixteen daily variants and a player who played Yukon in practice, then FreeCell's daily
     slugs = every_variant_daily
     assert len(slugs) >= 15
     touch = viewport[0] < 600
-    page = new_page(viewport=viewport, has_touch=touch, is_mobile=touch, locale=locale)
+    page = new_page(
+        viewport=viewport, has_touch=touch, is_mobile=touch, locale=locale, color_scheme=scheme
+    )
     join_as_guest(page, nickname("Browser"))
     start(page, "yukon", "practice")
     start(page, "freecell", "daily")
