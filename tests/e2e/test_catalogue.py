@@ -1,6 +1,8 @@
 """A catalogue of sixteen dailies on the home page: mine first, filtered by family, on a phone and
 a laptop, in English and French; the rules index lists them all.
 
+With ``SCREENSHOTS=1`` the home page showing one family is written to ``docs/screenshots/``.
+
 An admin offers every shipped variant as a daily (as the catalogue admin does); the test gives
 them back their flags at the end, so the other tests of the run see the catalogue they expect.
 """
@@ -11,6 +13,7 @@ import json
 import os
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,8 +22,7 @@ from tests.e2e.helpers import join_as_guest, nickname
 
 pytestmark = pytest.mark.browser
 
-SHOTS = os.environ.get("SCREENSHOTS_DIR", "")
-"""Where to write the screenshots of the home page (none unless set)."""
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -125,8 +127,6 @@ def test_a_catalogue_of_sixteen_dailies_shows_mine_first_and_filters_by_family(
     assert labels[1] == f"{words['mine']} 2"
     assert page.locator("#game-filter [aria-pressed='true']").inner_text() == labels[0]
     no_sideways_scrolling(page)
-    if SHOTS:
-        page.screenshot(path=f"{SHOTS}/home-{locale}-{viewport[0]}.png", full_page=True)
 
     # when they show the Spider family only
     page.locator("#game-filter button[data-filter='spider']").click()
@@ -139,8 +139,10 @@ def test_a_catalogue_of_sixteen_dailies_shows_mine_first_and_filters_by_family(
     tag = page.locator("li.deal[data-variant='spider-1-suit'] .family-tag")
     assert tag.text_content() == words["spider"]
     no_sideways_scrolling(page)
-    if SHOTS:
-        page.screenshot(path=f"{SHOTS}/home-spider-{locale}-{viewport[0]}.png")
+    if os.environ.get("SCREENSHOTS"):
+        size = "x".join(map(str, viewport))
+        shot = ROOT / "docs" / "screenshots" / f"home-families-{locale[:2]}-{size}.png"
+        page.screenshot(path=str(shot))
 
     # and the browser remembers the choice; "mine" shows the two games played
     open_home(page, len(slugs))
@@ -157,5 +159,3 @@ def test_a_catalogue_of_sixteen_dailies_shows_mine_first_and_filters_by_family(
     )
     assert sorted(links) == sorted(f"/rules/{slug}/" for slug in slugs)
     no_sideways_scrolling(page)
-    if SHOTS:
-        page.screenshot(path=f"{SHOTS}/rules-index-{locale}-{viewport[0]}.png", full_page=True)
