@@ -57,7 +57,8 @@ messages: $(VENV)/.installed-dev
 	$(BIN)/python -m config.catalogues
 
 # The table of every launch variant at a phone's and a laptop's size, the replay and the phone
-# leaderboard, the looks and the settings panel, into docs/screenshots/.
+# leaderboard, the looks and the settings panel, the home page by family and two rules pages'
+# pictures, into docs/screenshots/.
 screenshots: $(VENV)/.installed-dev
 	SCREENSHOTS=1 $(BIN)/pytest -m browser tests/e2e/test_table.py -p no:asyncio \
 		-W ignore::pytest.PytestConfigWarning -k fits_and_plays
@@ -67,6 +68,8 @@ screenshots: $(VENV)/.installed-dev
 		-p no:asyncio -W ignore::pytest.PytestConfigWarning -k "phone or offline"
 	SCREENSHOTS=1 $(BIN)/pytest -m browser tests/e2e/test_looks.py -p no:asyncio \
 		-W ignore::pytest.PytestConfigWarning
+	SCREENSHOTS=1 $(BIN)/pytest -m browser tests/e2e/test_catalogue.py tests/e2e/test_rules_pictures.py \
+		-p no:asyncio -W ignore::pytest.PytestConfigWarning
 
 # The app's PNG icons drawn from our SVGs (frontend/static/frontend/icons/), in headless Chromium.
 icons: $(VENV)/.installed-dev

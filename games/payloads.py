@@ -8,6 +8,7 @@ from typing import Any
 from games import clock, positions
 from games.documents import compiled
 from games.engine import player_view, state_from_json
+from games.engine.families import family
 from games.models import Deal, Game, Player, Variant
 
 
@@ -29,6 +30,7 @@ def variant_payload(variant: Variant, *, with_rules: bool = False) -> dict[str, 
         "description": variant.translated("description"),
         "decks": variant.decks,
         "daily": variant.daily,
+        "family": family(variant.rules) if isinstance(variant.rules, dict) else "other",
     }
     if with_rules:
         data["rules"] = variant.rules

@@ -11,6 +11,7 @@ from core.errors import ErrorCode, ServiceError
 from games import selectors
 from games.documents import compiled
 from games.engine import deal, practice_seed
+from games.words.families import family_groups
 from games.words.pictures import layout_picture
 from games.words.rules import rules_sections
 
@@ -20,8 +21,9 @@ RULES_SEED_TEXT = "rules"
 
 
 def rules_index(request: HttpRequest) -> HttpResponse:
-    """List the offered variants, each linking to its rules page."""
-    return render(request, "games/rules_index.html", {"variants": selectors.variant_list()})
+    """List the offered variants by family, each linking to its rules page."""
+    groups = family_groups(selectors.variant_list())
+    return render(request, "games/rules_index.html", {"groups": groups})
 
 
 def rules_page(request: HttpRequest, slug: str) -> HttpResponse:

@@ -13,6 +13,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers
 
 from core.errors import ErrorCode
+from games.engine.families import FAMILIES
 
 # What the server enforces, so that the schema says exactly what it accepts.
 NICKNAME_PATTERN = r"^[A-Za-z0-9_-]{3,24}$"
@@ -209,6 +210,11 @@ class VariantBody(serializers.Serializer):
     description = serializers.CharField(help_text="In the request's language, like name.")
     decks = serializers.IntegerField()
     daily = serializers.BooleanField()
+    family = serializers.ChoiceField(
+        choices=list(FAMILIES),
+        help_text="The classic its rules are built like, read from its rules document "
+        "(games/engine/families.py); what the home page filters by.",
+    )
 
 
 class VariantDetailBody(VariantBody):

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
+import json
+from collections.abc import Callable, Iterator
 from typing import Any
 
 _names = itertools.count(1)
@@ -35,3 +38,43 @@ def shown_piles(page: Any) -> dict[str, list[str | None]]:
         """piles => Object.fromEntries(piles.map(pile => [pile.dataset.pile,
             [...pile.querySelectorAll('.card[data-index]')].map(c => c.dataset.card || null)]))""",
     )
+
+
+def start_practice(page: Any, variant: str, seed: str) -> dict[str, Any]:
+    """Start a practice game of ``seed`` through the API as the page's player; open it on the
+    table once its socket is open; return the game."""
+    token = next(c["value"] for c in page.context.cookies() if c["name"] == "csrftoken")
+    answer = page.request.post(
+        "/api/games/",
+        data={"variant": variant, "mode": "practice", "seed": seed},
+        headers={"X-CSRFToken": token},
+    )
+    assert answer.status == 201, answer.text()
+    game = answer.json()
+    page.goto(f"/#/play/{game['id']}")
+    page.wait_for_selector(f".board[data-variant='{variant}'] .pile")
+    page.wait_for_selector(".play[data-socket='open']")
+    return game
+
+
+@contextlib.contextmanager
+def variants_offered(server_shell: Callable[[str], str], slugs: list[str]) -> Iterator[None]:
+    """Offer the shipped variants ``slugs`` (for practice, as an admin does: not as dailies)
+    while the block runs; then withdraw again those that were not offered before."""
+    printed = server_shell(
+        "import json\n"
+        "from games.models import Variant\n"
+        "from games.services import variants_load\n"
+        "variants_load(include_extras=True)\n"
+        f"rows = Variant.objects.filter(slug__in={sorted(slugs)!r}, enabled=False)\n"
+        "print(json.dumps(sorted(rows.values_list('slug', flat=True))))\n"
+        "rows.update(enabled=True)\n"
+    )
+    withdrawn = json.loads(printed.strip().splitlines()[-1])
+    try:
+        yield
+    finally:
+        server_shell(
+            "from games.models import Variant\n"
+            f"Variant.objects.filter(slug__in={withdrawn!r}).update(enabled=False)\n"
+        )

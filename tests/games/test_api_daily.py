@@ -10,6 +10,7 @@ from rest_framework.test import APIClient
 
 from games import clock, services
 from games.engine import builtin_rules, catalogue
+from games.engine.families import family
 from games.models import Variant
 
 LAUNCH = ["caprice", "castile", "quadruple-canfield", "box-kite", "capricieuse"]
@@ -33,6 +34,7 @@ def test_the_variants_are_listed_in_display_order() -> None:
             "description": e["description"],
             "decks": e["rules"].get("decks", 1),
             "daily": True,
+            "family": family(e["rules"]),
         }
         for e in expected
     ]

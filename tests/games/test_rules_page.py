@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from games.engine import builtin_variant, card_label, deal, launch_slugs, practice_seed
+from games.engine import builtin_variant, card_label, catalogue, deal, launch_slugs, practice_seed
 from games.engine.rules import Kind
 from games.models import Variant
 from games.services import variants_load
@@ -182,3 +182,30 @@ def test_the_classics_rules_pages_say_their_keys_in_english_and_french(client, v
     assert said[0] in english.replace("&#x27;", "'")
     assert said[1] in french.replace("&#x27;", "’")
     assert "lp-down" not in english
+
+
+def test_the_rules_index_groups_the_games_by_family(client, variants):
+    # given every shipped variant offered
+    variants_load(include_extras=True)
+    Variant.objects.update(enabled=True)
+
+    # when
+    page = client.get("/rules/").content.decode()
+
+    # then each family heads its games, in the order of the families, and every game is listed
+    headings = re.findall(r'<section class="rules-family" aria-labelledby="family-(\w+)"', page)
+    assert headings == ["klondike", "freecell", "spider", "yukon", "canfield", "other"]
+    for entry in catalogue():
+        assert page.count(f'href="/rules/{entry["slug"]}/"') == 1
+    spider = page.split('id="family-spider"')[1].split("</section>")[0]
+    assert re.findall(r'href="/rules/([-\w]+)/"', spider) == [
+        "spider-2-suits",
+        "spider-1-suit",
+        "spider-4-suits",
+    ]
+
+
+def test_the_families_are_named_in_the_readers_language(client, variants):
+    page = client.get("/rules/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+
+    assert '<h3 id="family-other">Autres jeux</h3>' in page

@@ -4,6 +4,7 @@ import { api, apiPatient } from "./api.js";
 import { RetryNotice } from "./backoff.js";
 import { countdown } from "./countdown.js";
 import { h, mount, say } from "./dom.js";
+import { familyName, gameFilter } from "./home-filter.js";
 import { t, tn } from "./i18n.js";
 import { askForIdentity, session } from "./identity.js";
 import { myLeaguesSection } from "./leagues.js";
@@ -15,6 +16,7 @@ const CHECKING_POLL_MS = 30_000;
 export async function homeView(root) {
   const message = h("div", { class: "messages", "aria-live": "polite", id: "home-message" });
   const list = h("ul", { class: "deals", id: "deals", "aria-busy": "true" });
+  const filters = h("div", { class: "game-filters" });
   const notice = new RetryNotice("home-retry");
   const clock = countdown({ id: "next-deal", onNewDay: () => window.dispatchEvent(new HashChangeEvent("hashchange")) });
   mount(
@@ -34,6 +36,7 @@ export async function homeView(root) {
       ),
       message,
       notice.el,
+      filters,
       list,
     ),
   );
@@ -61,7 +64,7 @@ export async function homeView(root) {
     list.removeAttribute("aria-busy");
     return stop;
   }
-  const mine = await myTodaysGames(daily);
+  const { today: mine, played } = await myGames(daily);
   const bySlug = new Map(variants.map((variant) => [variant.slug, variant]));
   const items = daily.map((deal) => dealItem(deal, bySlug.get(deal.variant), mine.get(deal.variant)));
   for (const variant of variants) {
@@ -69,7 +72,12 @@ export async function homeView(root) {
       items.push(dealItem(null, variant, null));
     }
   }
+  // Mine first: the games I played, the last played first; then the others in display order.
+  const rank = (item) => (played.includes(item.dataset.variant) ? played.indexOf(item.dataset.variant) : played.length);
+  items.sort((a, b) => rank(a) - rank(b));
+  for (const item of items) item.dataset.mine = played.includes(item.dataset.variant) ? "yes" : "no";
   mount(list, items);
+  mount(filters, gameFilter(items));
   list.removeAttribute("aria-busy");
   // My leagues' live boards beside everyone's (leagues.js), today's game I played last first.
   leagues = await myLeaguesSection(daily, variants, [...mine.keys()][0]);
@@ -92,23 +100,28 @@ async function redrawOnceChecked(daily) {
   }
 }
 
-/** Return my daily games of today by variant, each with its rank once ranked. */
-async function myTodaysGames(daily) {
+/**
+ * Return `today`, my daily games of today by variant, each with its rank once ranked, and
+ * `played`, the variants of my last hundred games (daily or practice), the last played first.
+ */
+async function myGames(daily) {
   const found = new Map();
-  if (!session.player || !daily.length) return found;
+  const played = [];
+  if (!session.player) return { today: found, played };
   // Read before any await: the player may log out while the answers are on their way.
   const nickname = encodeURIComponent(session.player.nickname);
   const dates = new Set(daily.map((deal) => deal.date));
   try {
     const answer = await api("GET", "/api/me/games/?limit=100");
     for (const game of answer.games) {
+      if (!played.includes(game.variant)) played.push(game.variant);
       if (game.mode === "daily" && dates.has(game.date) && !found.has(game.variant)) {
         found.set(game.variant, { game, entry: null, total: null });
       }
     }
   } catch (error) {
     console.warn(error);
-    return found;
+    return { today: found, played };
   }
   await Promise.all(
     [...found.values()]
@@ -126,7 +139,7 @@ async function myTodaysGames(daily) {
         }
       }),
   );
-  return found;
+  return { today: found, played };
 }
 
 /**
@@ -213,6 +226,7 @@ function difficultyFacts(deal) {
 function dealItem(deal, variant, mine) {
   const slug = (deal && deal.variant) || variant.slug;
   const name = (variant && variant.name) || slug;
+  const family = (variant && variant.family) || "other";
   const headingId = `deal-${slug}`;
   const playing = mine && mine.game.status === "playing";
   const over = mine && mine.game.status !== "playing";
@@ -242,8 +256,12 @@ function dealItem(deal, variant, mine) {
   links.push(h("a", { class: "rules-link", href: `/rules/${encodeURIComponent(slug)}/` }, t("Rules")));
   return h(
     "li",
-    { class: "deal", dataset: { variant: slug, status: mine ? mine.game.status : "new" }, "aria-labelledby": headingId },
-    h("h3", { id: headingId }, name),
+    {
+      class: "deal",
+      dataset: { variant: slug, family, status: mine ? mine.game.status : "new" },
+      "aria-labelledby": headingId,
+    },
+    h("div", { class: "deal-head" }, h("h3", { id: headingId }, name), h("span", { class: "family-tag" }, familyName(family))),
     h("p", { class: "description" }, (variant && variant.description) || ""),
     deal ? h("p", { class: "my-status", dataset: { status: mine ? mine.game.status : "new" } }, statusText(mine)) : null,
     deal

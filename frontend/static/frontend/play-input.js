@@ -124,7 +124,7 @@ export const input = {
     const count = this.lift(pileId, index);
     if (!count) {
       const pile = this.pile(pileId);
-      if (index >= 0 && pile.cards[index]) say(this.message, t("The {card} cannot be moved from {pile}.", { card: cardShort(pile.cards[index]), pile: pileTitle(pileId) }), "error");
+      if (index >= 0 && pile.cards[index]) say(this.message, t("The {card} cannot be moved from {pile}.", { card: cardShort(pile.cards[index]), pile: pileTitle(pileId, { cells: this.rules.freeCells }) }), "error");
       return;
     }
     const pile = this.pile(pileId);

@@ -8,15 +8,18 @@ export function statusText(status) {
   return { playing: t("playing"), won: t("won"), resigned: t("resigned") }[status] || status;
 }
 
-/** Return the table's own sentence for a refused move: the server's code, the table's pile names. */
-export function refusalText(answer, move, game) {
+/**
+ * Return the table's own sentence for a refused move: the server's code, the table's pile names
+ * (with `cells`, a reserve is named as the free cell it is).
+ */
+export function refusalText(answer, move, game, { cells = false } = {}) {
   const pile = (id) => game.state.piles.find((p) => p.id === id);
   const source = move && move.from ? pile(move.from) : null;
   const code = source && source.cards.length >= (move.count || 1) ? source.cards.at(-(move.count || 1)) : null;
   const names = {
     card: code ? cardShort(code) : t("card"),
-    source: move && move.from ? pileTitle(move.from) : "",
-    target: move && move.to ? pileTitle(move.to) : "",
+    source: move && move.from ? pileTitle(move.from, { cells }) : "",
+    target: move && move.to ? pileTitle(move.to, { cells }) : "",
   };
   switch (answer.reason) {
     case "does_not_build":
@@ -28,6 +31,8 @@ export function refusalText(answer, move, game) {
       return t("The {card} cannot start {target}.", names);
     case "foundation_full":
       return t("{target} already holds 13 cards.", names);
+    case "cell_full":
+      return t("{target} already holds a card.", names);
     case "same_pile":
       return t("The {card} is already on {source}.", names);
     case "single_cards":
@@ -57,12 +62,12 @@ export function refusalText(answer, move, game) {
   }
 }
 
-/** Say what an applied move did: "7♥ to Foundation 1." */
-export function describeMove(move, game) {
+/** Say what an applied move did: "7♥ to Foundation 1." (with `cells`, "7♥ to Free cell 1."). */
+export function describeMove(move, game, { cells = false } = {}) {
   if (move.type === "deal") return t("Dealt.");
   if (move.type === "redeal") return t("Redealt the tableau.");
   if (move.type === "undo") return t("Took the last move back.");
   const source = game.state.piles.find((pile) => pile.id === move.from);
   const code = source && source.cards.length >= move.count ? source.cards.at(-move.count) : null;
-  return t("{card} to {pile}.", { card: code ? cardShort(code) : t("card"), pile: pileTitle(move.to) });
+  return t("{card} to {pile}.", { card: code ? cardShort(code) : t("card"), pile: pileTitle(move.to, { cells }) });
 }

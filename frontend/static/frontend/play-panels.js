@@ -137,7 +137,8 @@ export const panels = {
     const pile = this.game.state.piles.find((p) => p.id === move.from);
     const count = move.count || 1;
     const card = pile ? pile.cards[pile.cards.length - count] : null;
-    const params = { card: cardShort(card), from: pileTitle(move.from), to: pileTitle(move.to), count };
+    const cells = this.rules.freeCells;
+    const params = { card: cardShort(card), from: pileTitle(move.from, { cells }), to: pileTitle(move.to, { cells }), count };
     return count === 1
       ? t("Hint: move {card} from {from} to {to}.", params)
       : t("Hint: move {count} cards, {card} and those on it, from {from} to {to}.", params);

@@ -251,7 +251,7 @@ class PlayView {
       this.arrived = move.type === "move" ? move.to : null;
       // Where the moved cards were, for them to glide from (a dropped card is already there).
       this.flight = glide && move.type === "move" ? { to: move.to, rects: this.cardRects(move.from, move.count || 1) } : null;
-      this.announcer.textContent = describeMove(move, before);
+      this.announcer.textContent = describeMove(move, before, { cells: this.rules.freeCells });
       playSound(answer.game.status === "won" ? "won" : move.type === "move" ? "move" : "deal");
       this.setGame(answer.game);
       this.flight = null;
@@ -270,7 +270,7 @@ class PlayView {
       return false;
     }
     if (!quiet) {
-      say(this.message, refusalText(answer, move, before), "error");
+      say(this.message, refusalText(answer, move, before, { cells: this.rules.freeCells }), "error");
       playSound("refused");
     }
     return false;

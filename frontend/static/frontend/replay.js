@@ -1,36 +1,25 @@
 // The replay viewer: step through a game's positions (as its player saw them) with the move list.
 // Keys: ← and → step, Home and End jump, space plays or pauses.
 import { api } from "./api.js";
-import { buildBoard, fitBoard } from "./board.js";
+import { buildBoard, fitBoard, pileTitle } from "./board.js";
 import { h, mount, say } from "./dom.js";
 import { t, tn } from "./i18n.js";
 
 const PAGE = 100; // positions per request (the server's most)
 const PLAY_STEP_MS = 700;
 
-function pileName(id) {
-  const match = /^([a-z]+)(?:-(\d+))?$/.exec(id || "");
-  if (!match) return id;
-  const number = match[2] === undefined ? null : Number(match[2]) + 1;
-  const names = {
-    foundation: t("Foundation {number}", { number }),
-    tableau: t("Tableau {number}", { number }),
-    reserve: t("Reserve {number}", { number }),
-    stock: t("Stock"),
-    waste: t("Waste"),
-  };
-  return names[match[1]] || id;
-}
-
-/** Describe a MOVE in words: "Tableau 3 → Foundation 5", "Deal", "Undo". */
-export function moveText(move) {
+/**
+ * Describe a MOVE in words: "Tableau 3 → Foundation 5", "Deal", "Undo"; with `cells`, a reserve
+ * is named as the free cell it is ("Tableau 3 → Free cell 1").
+ */
+export function moveText(move, { cells = false } = {}) {
   if (!move) return t("The deal");
   if (move.type === "deal") return t("Deal from the stock");
   if (move.type === "redeal") return t("Redeal");
   if (move.type === "undo") return t("Undo");
   const count = move.count || 1;
   const cards = count > 1 ? ` (${tn("{count} card", "{count} cards", count)})` : "";
-  return `${pileName(move.from)} → ${pileName(move.to)}${cards}`;
+  return `${pileTitle(move.from, { cells })} → ${pileTitle(move.to, { cells })}${cards}`;
 }
 
 export async function replayView(root, gameId) {
@@ -63,9 +52,13 @@ export async function replayView(root, gameId) {
   let game;
   let log;
   let name;
+  let cells;
   try {
     [game, log] = await Promise.all([api("GET", path), api("GET", `${path}replay/`)]);
-    name = (await api("GET", `/api/variants/${encodeURIComponent(game.variant)}/`).catch(() => null))?.name || game.variant;
+    const variant = await api("GET", `/api/variants/${encodeURIComponent(game.variant)}/`).catch(() => null);
+    name = variant?.name || game.variant;
+    // A variant whose reserves are free cells: the board draws them as cells, the moves name them so.
+    cells = Boolean(variant?.rules?.reserves?.free_cells);
   } catch (error) {
     say(message, error.detail, "error");
     for (const control of [first, back, play, forward, last]) control.disabled = true;
@@ -99,7 +92,7 @@ export async function replayView(root, gameId) {
     return positions.get(n);
   };
 
-  const items = [moveText(null), ...log.moves.map(moveText)].map((text, n) => {
+  const items = [moveText(null), ...log.moves.map((move) => moveText(move, { cells }))].map((text, n) => {
     const jump = h("button", { type: "button", class: "move", dataset: { ply: n } }, text);
     jump.addEventListener("click", () => {
       stop();
@@ -138,7 +131,7 @@ export async function replayView(root, gameId) {
     }
     if (closed || !position) return;
     ply = target;
-    const board = buildBoard({ variant: game.variant, state: position.state }, null, { interactive: false });
+    const board = buildBoard({ variant: game.variant, state: position.state }, null, { interactive: false, cells });
     // Hold the area's height while the new board is sized, so that the page never jumps.
     boardArea.style.minHeight = `${boardArea.offsetHeight}px`;
     mount(boardArea, board);
@@ -149,7 +142,7 @@ export async function replayView(root, gameId) {
     where.textContent =
       ply === 0
         ? `${t("The deal")} · ${home}`
-        : `${t("Move {ply} of {moves}: {move}", { ply, moves: total - 1, move: moveText(position.move) })} · ${home}`;
+        : `${t("Move {ply} of {moves}: {move}", { ply, moves: total - 1, move: moveText(position.move, { cells }) })} · ${home}`;
     for (const item of list.querySelectorAll("button.move")) {
       if (Number(item.dataset.ply) === ply) {
         item.setAttribute("aria-current", "step");
