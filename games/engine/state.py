@@ -53,8 +53,11 @@ class State:
 
     @property
     def won(self) -> bool:
-        """Return whether every card of the pack is on a foundation."""
+        """Return whether the game is won: every card of the pack on a foundation, or every
+        tableau pile empty where the goal is to clear the tableau."""
         piles = self.piles
+        if self.variant.clears_tableau:
+            return not any(piles[i].cards for i in self.variant.tableau)
         if any(piles[i].cards for i in self.variant.off_foundations):
             return False
         return self.foundation_cards() == self.variant.total_cards

@@ -1,0 +1,288 @@
+"""The search for the clearing games: those won by clearing the tableau (Golf, TriPeaks, Pyramid).
+
+They are small: at most a few dozen tableau cards, each leaving its pile once, and a stock dealt
+through a few times. A depth-first search on a compact copy of the position (the tableau piles'
+heights, the stock and the waste as tuples), with a table of the positions already searched,
+decides them: its exhaustion proves a loss. Its key names the waste by its top card's rank alone
+where the waste only grows and takes cards regardless of suit (Golf, TriPeaks): only that rank
+decides what may follow. A tableau card that no card left in play can ever let go (no card of a
+neighbouring rank for the waste, no partner for a pair) proves the position lost at once. Moves
+that clear a tableau card are tried before a deal.
+
+The won line is made of the engine's moves; the tests replay it with the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+
+from ..building import builds
+from ..cards import CARDS_PER_DECK, RANK_OF
+from ..moves import AnyMove, Deal, Move
+from ..rules import SuitRule
+from ..state import State
+from .search import Avoid, Outcome
+
+Found = tuple[Outcome, list[AnyMove] | None, int, int]
+"""What ``solve_clearing`` found: outcome, winning line, positions expanded and made."""
+
+# Internal moves: (kind, a, b). TO_WASTE: tableau pile a onto the waste; ALONE: tableau pile a
+# (or the waste, a = -1) onto the discard pile; PAIR: tableau piles a and b (b = -1: the
+# waste's top card); DEAL: the stock's deal (or its redeal).
+TO_WASTE, ALONE, PAIR, DEAL = 0, 1, 2, 3
+WASTE = -1
+
+
+class _Stop(Exception):
+    """The budget ran out."""
+
+
+class Clearing:
+    """A clearing game's position, changed in place by the search and changed back."""
+
+    def __init__(self, state: State) -> None:
+        variant = state.variant
+        self.variant = variant
+        self.tableau = variant.tableau
+        self.cards = [state.piles[i].cards for i in self.tableau]
+        self.heights = [len(cards) for cards in self.cards]
+        offset = self.tableau[0]
+        self.covered_by = [
+            tuple(k - offset for k in variant.piles[i].covered_by) for i in self.tableau
+        ]
+        stock_i, waste_i = variant.stock_index, variant.waste_index
+        self.stock: tuple[int, ...] = state.piles[stock_i].cards if stock_i is not None else ()
+        self.waste: tuple[int, ...] = state.piles[waste_i].cards if waste_i is not None else ()
+        self.redeals = -1 if state.redeals_left is None else state.redeals_left
+        rule = variant.stock
+        self.deal_cards = rule.cards if rule is not None else 0
+        self.has_stock = rule is not None
+        build = rule.waste_build if rule is not None else None
+        self.takes = (
+            [[builds(build, w, c) for c in range(CARDS_PER_DECK)] for w in range(CARDS_PER_DECK)]
+            if build is not None
+            else None
+        )
+        self.pairs = variant.pairs
+        # The waste's top card decides alone what may follow, and only by its rank, where the
+        # waste only grows (no pairs) and takes cards regardless of suit.
+        self.rank_only = build is not None and build.suit is SuitRule.ANY and self.pairs is None
+        self.wrap = build is not None and build.wrap
+        self.neighbours = [
+            [other for other in range(1, 14) if build is not None and _near(build.wrap, r, other)]
+            for r in range(14)
+        ]
+
+    def free(self, p: int) -> bool:
+        """Return whether tableau pile ``p`` has a card that plays (not covered)."""
+        if not self.heights[p]:
+            return False
+        heights = self.heights
+        return not any(heights[k] for k in self.covered_by[p])
+
+    def key(self) -> Hashable:
+        waste = self.waste
+        if self.rank_only and self.redeals == 0:
+            top: Hashable = RANK_OF[waste[-1]] if waste else -1
+        else:
+            top = waste
+        return (tuple(self.heights), len(self.stock) if self.redeals == 0 else self.stock, top)
+
+    def won(self) -> bool:
+        return not any(self.heights)
+
+    def moves(self) -> list[tuple[int, int, int]]:
+        """Return the moves of the position, clearing moves first, in a good order."""
+        out: list[tuple[int, int, int]] = []
+        free = [p for p in range(len(self.heights)) if self.free(p)]
+        waste = self.waste
+        if self.takes is not None and waste:
+            row = self.takes[waste[-1]]
+            for p in free:
+                if row[self.cards[p][self.heights[p] - 1]]:
+                    out.append((TO_WASTE, p, 0))
+        if self.pairs is not None:
+            total = self.pairs
+            tops = [(p, RANK_OF[self.cards[p][self.heights[p] - 1]]) for p in free]
+            for p, r in tops:
+                if r == total:
+                    out.append((ALONE, p, 0))
+            for k, (p, r) in enumerate(tops):
+                for q, s in tops[k + 1 :]:
+                    if r + s == total:
+                        out.append((PAIR, p, q))
+            if waste:
+                w = RANK_OF[waste[-1]]
+                if w == total:
+                    out.append((ALONE, WASTE, 0))
+                for p, r in tops:
+                    if r + w == total:
+                        out.append((PAIR, p, WASTE))
+        if self.has_stock and (self.stock or (waste and self.redeals != 0)):
+            out.append((DEAL, 0, 0))
+        return out
+
+    def play(self, move: tuple[int, int, int]) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+        """Make ``move``; return what ``unplay`` needs (the stock, waste and redeals before)."""
+        saved = (self.stock, self.waste, self.redeals)
+        kind, a, b = move
+        if kind == TO_WASTE:
+            self.heights[a] -= 1
+            self.waste = (*self.waste, self.cards[a][self.heights[a]])
+        elif kind == DEAL:
+            if self.stock:
+                n = min(self.deal_cards, len(self.stock))
+                self.waste = self.waste + self.stock[-n:][::-1]
+                self.stock = self.stock[:-n]
+            else:
+                self.stock = self.waste[::-1]
+                self.waste = ()
+                if self.redeals > 0:
+                    self.redeals -= 1
+        else:
+            for p in (a, b) if kind == PAIR else (a,):
+                if p == WASTE:
+                    self.waste = self.waste[:-1]
+                else:
+                    self.heights[p] -= 1
+        return saved
+
+    def unplay(
+        self, move: tuple[int, int, int], saved: tuple[tuple[int, ...], tuple[int, ...], int]
+    ) -> None:
+        kind, a, b = move
+        self.stock, self.waste, self.redeals = saved
+        if kind == TO_WASTE:
+            self.heights[a] += 1
+        elif kind != DEAL:
+            for p in (a, b) if kind == PAIR else (a,):
+                if p != WASTE:
+                    self.heights[p] += 1
+
+    def hopeless(self) -> bool:
+        """Return whether some tableau card can never leave: a proof of loss.
+
+        Where the waste takes cards one rank up or down, a tableau card needs a card of a
+        neighbouring rank on the waste's top, now or later: from the stock, the waste (where it
+        is turned again) or the tableau. With pairs, a card other than one of rank ``total``
+        needs a partner left in play.
+        """
+        counts = [0] * 15
+        needed = set()
+        for p, height in enumerate(self.heights):
+            for c in self.cards[p][:height]:
+                counts[RANK_OF[c]] += 1
+                needed.add(RANK_OF[c])
+        for c in self.stock:
+            counts[RANK_OF[c]] += 1
+        if self.redeals != 0 or self.pairs is not None:
+            for c in self.waste:
+                counts[RANK_OF[c]] += 1
+        if self.pairs is not None:
+            total = self.pairs
+            for r in needed:
+                partner = total - r
+                if r != total and (
+                    not 0 < partner < 14 or counts[partner] < (2 if partner == r else 1)
+                ):
+                    return True
+            return False
+        top = RANK_OF[self.waste[-1]] if self.waste else 0
+        for r in needed:
+            if top not in self.neighbours[r] and not any(counts[o] for o in self.neighbours[r]):
+                return True
+        return False
+
+    def engine_move(self, move: tuple[int, int, int]) -> AnyMove:
+        kind, a, b = move
+        ids = self.variant.ids
+        waste = ids[self.variant.waste_index] if self.variant.waste_index is not None else ""
+        if kind == DEAL:
+            return Deal()
+        source = waste if a == WASTE else ids[self.tableau[a]]
+        if kind == TO_WASTE:
+            return Move(source, waste)
+        if kind == ALONE:
+            discard = self.variant.discard_index
+            assert discard is not None
+            return Move(source, ids[discard])
+        return Move(source, waste if b == WASTE else ids[self.tableau[b]])
+
+
+def _near(wrap: bool, rank: int, other: int) -> bool:
+    step = (other - rank) % 13 if wrap else other - rank
+    return step in ((1, 12) if wrap else (1, -1))
+
+
+def solve_clearing(
+    state: State,
+    *,
+    nodes_limit: int,
+    deadline: float,
+    clock: Callable[[], float],
+    avoid: Avoid | None,
+) -> Found:
+    """Search ``state`` depth first; return the outcome, a won line, nodes and positions made.
+
+    The outcome is ``"unknown"`` when ``nodes_limit`` positions have been expanded or ``clock``
+    passes ``deadline``.
+    """
+    game = Clearing(state)
+    seen: set[Hashable] = set()
+    if avoid is not None:
+        for piles, redeals in avoid.positions:
+            view = Clearing(state)
+            view.heights = [len(piles[i].cards) for i in game.tableau]
+            if view.variant.stock_index is not None:
+                view.stock = piles[view.variant.stock_index].cards
+            if view.variant.waste_index is not None:
+                view.waste = piles[view.variant.waste_index].cards
+            view.redeals = redeals
+            seen.add(view.key())
+    seen.add(game.key())
+    line: list[tuple[int, int, int]] = []
+    counters = [0, 0, 0]  # nodes, made, checks
+
+    def search(first: bool) -> bool:
+        if game.hopeless():
+            return False
+        for move in game.moves():
+            if first and avoid is not None and game.engine_move(move) in avoid.first:
+                continue
+            saved = game.play(move)
+            counters[1] += 1
+            if game.won():
+                line.append(move)
+                return True
+            key = game.key()
+            if key not in seen:
+                seen.add(key)
+                counters[0] += 1
+                if counters[0] >= nodes_limit:
+                    raise _Stop
+                counters[2] += 1
+                if counters[2] >= 256:
+                    counters[2] = 0
+                    if clock() >= deadline:
+                        raise _Stop
+                if search(False):
+                    line.append(move)
+                    return True
+            game.unplay(move, saved)
+        return False
+
+    start = Clearing(state)
+    try:
+        won = search(True)
+    except _Stop:
+        return "unknown", None, counters[0], counters[1]
+    if not won:
+        return "lost", None, counters[0], counters[1]
+    moves = []
+    for move in reversed(line):
+        moves.append(start.engine_move(move))
+        start.play(move)
+    return "won", moves, counters[0], counters[1]
+
+
+__all__ = ["solve_clearing"]
