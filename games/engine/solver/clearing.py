@@ -54,6 +54,7 @@ class Clearing:
         self.stock: tuple[int, ...] = state.piles[stock_i].cards if stock_i is not None else ()
         self.waste: tuple[int, ...] = state.piles[waste_i].cards if waste_i is not None else ()
         self.redeals = -1 if state.redeals_left is None else state.redeals_left
+        self.stock_shrinks = self.redeals == 0
         rule = variant.stock
         self.deal_cards = rule.cards if rule is not None else 0
         self.has_stock = rule is not None
@@ -86,7 +87,9 @@ class Clearing:
             top: Hashable = RANK_OF[waste[-1]] if waste else -1
         else:
             top = waste
-        return (tuple(self.heights), len(self.stock) if self.redeals == 0 else self.stock, top)
+        # Without a redeal, ever, the stock only loses cards from its top: its size names it.
+        stock: Hashable = len(self.stock) if self.stock_shrinks else self.stock
+        return (tuple(self.heights), stock, top, self.redeals)
 
     def won(self) -> bool:
         return not any(self.heights)
