@@ -300,7 +300,7 @@ def test_the_clearing_searchs_moves_agree_with_the_engine_on_random_positions(sl
         state = deal(variant, practice_seed(f"agree-{game}"))
         for _ in range(60):
             search = Clearing(state)
-            moves = search.moves()
+            moves = search.moves(every=True)
             ours = [search.engine_move(m) for m in moves]
             ours += [
                 Move(m.target, m.source) for m, i in zip(ours, moves, strict=True) if i[0] == PAIR

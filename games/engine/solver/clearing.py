@@ -6,8 +6,10 @@ heights, the stock and the waste as tuples), with a table of the positions alrea
 decides them: its exhaustion proves a loss. Its key names the waste by its top card's rank alone
 where the waste only grows and takes cards regardless of suit (Golf, TriPeaks): only that rank
 decides what may follow. A tableau card that no card left in play can ever let go (no card of a
-neighbouring rank for the waste, no partner for a pair) proves the position lost at once. Moves
-that clear a tableau card are tried before a deal.
+neighbouring rank for the waste; no partner for a pair, or none but cards it covers or that
+cover it) proves the position lost at once. A card removed alone pairs with nothing: where one
+can be, that is the only move searched (a dominance). Moves that clear a tableau card are tried
+before a deal.
 
 The won line is made of the engine's moves; the tests replay it with the engine.
 """
@@ -69,6 +71,17 @@ class Clearing:
         # waste only grows (no pairs) and takes cards regardless of suit.
         self.rank_only = build is not None and build.suit is SuitRule.ANY and self.pairs is None
         self.wrap = build is not None and build.wrap
+        # For each tableau pile, the piles it covers or is covered by, at any remove: no card
+        # of one pairs with a card of the other (one must leave before the other plays).
+        over: list[set[int]] = [set(c) for c in self.covered_by]
+        for p in reversed(range(len(over))):
+            for q in list(over[p]):
+                over[p] |= over[q]
+        self.related = [
+            frozenset(over[p] | {q for q in range(len(over)) if p in over[q]})
+            for p in range(len(over))
+        ]
+        self.single_cards = all(len(cards) <= 1 for cards in self.cards)
         self.neighbours = [
             [other for other in range(1, 14) if build is not None and _near(build.wrap, r, other)]
             for r in range(14)
@@ -94,8 +107,9 @@ class Clearing:
     def won(self) -> bool:
         return not any(self.heights)
 
-    def moves(self) -> list[tuple[int, int, int]]:
-        """Return the moves of the position, clearing moves first, in a good order."""
+    def moves(self, every: bool = False) -> list[tuple[int, int, int]]:
+        """Return the moves of the position, clearing moves first, in a good order; where a
+        card may be removed alone, that move only, unless ``every``."""
         out: list[tuple[int, int, int]] = []
         free = [p for p in range(len(self.heights)) if self.free(p)]
         waste = self.waste
@@ -107,17 +121,19 @@ class Clearing:
         if self.pairs is not None:
             total = self.pairs
             tops = [(p, RANK_OF[self.cards[p][self.heights[p] - 1]]) for p in free]
-            for p, r in tops:
-                if r == total:
-                    out.append((ALONE, p, 0))
+            # A card removed alone never spoils a game (it pairs with nothing): the one move.
+            alone = [(ALONE, p, 0) for p, r in tops if r == total]
+            if waste and RANK_OF[waste[-1]] == total:
+                alone.append((ALONE, WASTE, 0))
+            if alone and not every:
+                return alone[:1]
+            out.extend(alone)
             for k, (p, r) in enumerate(tops):
                 for q, s in tops[k + 1 :]:
                     if r + s == total:
                         out.append((PAIR, p, q))
             if waste:
                 w = RANK_OF[waste[-1]]
-                if w == total:
-                    out.append((ALONE, WASTE, 0))
                 for p, r in tops:
                     if r + w == total:
                         out.append((PAIR, p, WASTE))
@@ -182,17 +198,43 @@ class Clearing:
             for c in self.waste:
                 counts[RANK_OF[c]] += 1
         if self.pairs is not None:
-            total = self.pairs
-            for r in needed:
-                partner = total - r
-                if r != total and (
-                    not 0 < partner < 14 or counts[partner] < (2 if partner == r else 1)
-                ):
-                    return True
-            return False
+            return self._unpaired(counts, needed)
         top = RANK_OF[self.waste[-1]] if self.waste else 0
         for r in needed:
             if top not in self.neighbours[r] and not any(counts[o] for o in self.neighbours[r]):
+                return True
+        return False
+
+    def _unpaired(self, counts: list[int], needed: set[int]) -> bool:
+        """Return whether a tableau card has no partner left that it could ever meet: none in
+        the stock or waste, and none in the tableau but cards it covers or that cover it."""
+        total = self.pairs
+        assert total is not None
+        for r in needed:
+            partner = total - r
+            if r != total and (
+                not 0 < partner < 14 or counts[partner] < (2 if partner == r else 1)
+            ):
+                return True
+        if not self.single_cards:
+            return False
+        free = [0] * 15
+        for c in self.stock:
+            free[RANK_OF[c]] += 1
+        for c in self.waste:
+            free[RANK_OF[c]] += 1
+        heights, cards, related = self.heights, self.cards, self.related
+        for p, height in enumerate(heights):
+            if not height:
+                continue
+            r = RANK_OF[cards[p][0]]
+            partner = total - r
+            if r == total or free[partner]:
+                continue
+            if not any(
+                heights[q] and q != p and q not in related[p] and RANK_OF[cards[q][0]] == partner
+                for q in range(len(heights))
+            ):
                 return True
         return False
 
@@ -249,7 +291,7 @@ def solve_clearing(
     def search(first: bool) -> bool:
         if game.hopeless():
             return False
-        for move in game.moves():
+        for move in game.moves(every=first):
             if first and avoid is not None and game.engine_move(move) in avoid.first:
                 continue
             saved = game.play(move)
