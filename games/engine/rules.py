@@ -236,6 +236,13 @@ class Variant:
         off = tuple(p.index for p in piles if p.kind is not Kind.FOUNDATION)
         object.__setattr__(self, "off_foundations", off)
         object.__setattr__(self, "layered", any(p.covered_by for p in piles))
+        tableau = set(by_kind[Kind.TABLEAU])
+        dealt = 0
+        for step in self.deal_steps:
+            counts = step.counts or ((step.rounds or 0),) * len(step.targets)
+            dealt += sum(n for t, n in zip(step.targets, counts, strict=True) if t in tableau)
+        goal_cards = dealt if self.clears_tableau else self.decks * CARDS_PER_DECK
+        object.__setattr__(self, "goal_cards", goal_cards)
         discards = tuple(p.index for p in piles if p.discard)
         object.__setattr__(self, "discard_index", (discards or (None,))[0])
 
@@ -251,6 +258,9 @@ class Variant:
     total_cards: int = field(init=False, repr=False)
     off_foundations: tuple[int, ...] = field(init=False, repr=False)
     layered: bool = field(init=False, repr=False)
+    goal_cards: int = field(init=False, repr=False)
+    """The cards a win brings home: the whole pack, or the tableau's cards where the goal is to
+    clear it (those the deal puts there)."""
     discard_index: int | None = field(init=False, repr=False)
 
     @property

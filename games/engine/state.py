@@ -47,9 +47,13 @@ class State:
         return self.piles[self.variant.index[pile_id]]
 
     def foundation_cards(self) -> int:
-        """Return how many cards are on the foundations."""
+        """Return how many cards are home: on the foundations, or, where the goal is to clear
+        the tableau, cleared off it (of ``variant.goal_cards``, the cards a win brings home)."""
         piles = self.piles
-        return sum(len(piles[i].cards) for i in self.variant.foundations)
+        variant = self.variant
+        if variant.clears_tableau:
+            return variant.goal_cards - sum(len(piles[i].cards) for i in variant.tableau)
+        return sum(len(piles[i].cards) for i in variant.foundations)
 
     @property
     def won(self) -> bool:

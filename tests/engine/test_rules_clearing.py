@@ -412,3 +412,20 @@ def test_the_clearing_games_are_not_dailies_by_default() -> None:
     from games.engine.catalogue import daily_slugs
 
     assert not {"golf", "golf-wrap", "tripeaks", "pyramid"} & set(daily_slugs())
+
+
+@pytest.mark.parametrize(("slug", "cards"), [("golf", 35), ("tripeaks", 28), ("pyramid", 28)])
+def test_the_cards_home_of_a_clearing_game_are_those_cleared_off_the_tableau(
+    slug: str, cards: int
+) -> None:
+    state = deal(builtin_variant(slug), SEED)
+    assert (state.variant.goal_cards, state.foundation_cards()) == (cards, 0)
+
+    for _ in range(12):
+        moves = [m for m in legal_moves(state) if not isinstance(m, Deal)] or legal_moves(state)
+        if not moves:
+            break
+        state = apply_move(state, moves[0])
+
+    on_tableau = sum(len(state.piles[i].cards) for i in state.variant.tableau)
+    assert state.foundation_cards() == cards - on_tableau
