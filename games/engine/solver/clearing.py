@@ -57,6 +57,19 @@ class Clearing:
         self.waste: tuple[int, ...] = state.piles[waste_i].cards if waste_i is not None else ()
         self.redeals = -1 if state.redeals_left is None else state.redeals_left
         self.stock_shrinks = self.redeals == 0
+        # The ranks of the cards in the tableau, kept up to date by ``play`` and ``unplay``;
+        # the ranks in the stock by its size where it only shrinks.
+        self.tableau_ranks = [0] * 15
+        for p, height in enumerate(self.heights):
+            for c in self.cards[p][:height]:
+                self.tableau_ranks[RANK_OF[c]] += 1
+        self.stock_ranks: list[list[int]] = []
+        if self.stock_shrinks:
+            ranks = [0] * 15
+            self.stock_ranks.append(list(ranks))
+            for c in self.stock:
+                ranks[RANK_OF[c]] += 1
+                self.stock_ranks.append(list(ranks))
         rule = variant.stock
         self.deal_cards = rule.cards if rule is not None else 0
         self.has_stock = rule is not None
@@ -82,6 +95,7 @@ class Clearing:
             for p in range(len(over))
         ]
         self.single_cards = all(len(cards) <= 1 for cards in self.cards)
+        self.layered = any(self.covered_by)
         self.neighbours = [
             [other for other in range(1, 14) if build is not None and _near(build.wrap, r, other)]
             for r in range(14)
@@ -111,7 +125,10 @@ class Clearing:
         """Return the moves of the position, clearing moves first, in a good order; where a
         card may be removed alone, that move only, unless ``every``."""
         out: list[tuple[int, int, int]] = []
-        free = [p for p in range(len(self.heights)) if self.free(p)]
+        if self.layered:
+            free = [p for p in range(len(self.heights)) if self.free(p)]
+        else:
+            free = [p for p, height in enumerate(self.heights) if height]
         waste = self.waste
         if self.takes is not None and waste:
             row = self.takes[waste[-1]]
@@ -147,7 +164,9 @@ class Clearing:
         kind, a, b = move
         if kind == TO_WASTE:
             self.heights[a] -= 1
-            self.waste = (*self.waste, self.cards[a][self.heights[a]])
+            card = self.cards[a][self.heights[a]]
+            self.tableau_ranks[RANK_OF[card]] -= 1
+            self.waste = (*self.waste, card)
         elif kind == DEAL:
             if self.stock:
                 n = min(self.deal_cards, len(self.stock))
@@ -164,6 +183,7 @@ class Clearing:
                     self.waste = self.waste[:-1]
                 else:
                     self.heights[p] -= 1
+                    self.tableau_ranks[RANK_OF[self.cards[p][self.heights[p]]]] -= 1
         return saved
 
     def unplay(
@@ -172,10 +192,12 @@ class Clearing:
         kind, a, b = move
         self.stock, self.waste, self.redeals = saved
         if kind == TO_WASTE:
+            self.tableau_ranks[RANK_OF[self.cards[a][self.heights[a]]]] += 1
             self.heights[a] += 1
         elif kind != DEAL:
             for p in (a, b) if kind == PAIR else (a,):
                 if p != WASTE:
+                    self.tableau_ranks[RANK_OF[self.cards[p][self.heights[p]]]] += 1
                     self.heights[p] += 1
 
     def hopeless(self) -> bool:
@@ -186,23 +208,26 @@ class Clearing:
         is turned again) or the tableau. With pairs, a card other than one of rank ``total``
         needs a partner left in play.
         """
-        counts = [0] * 15
-        needed = set()
-        for p, height in enumerate(self.heights):
-            for c in self.cards[p][:height]:
+        tableau = self.tableau_ranks
+        if self.stock_shrinks:
+            stock = self.stock_ranks[len(self.stock)]
+            counts = [t + u for t, u in zip(tableau, stock, strict=True)]
+        else:
+            counts = list(tableau)
+            for c in self.stock:
                 counts[RANK_OF[c]] += 1
-                needed.add(RANK_OF[c])
-        for c in self.stock:
-            counts[RANK_OF[c]] += 1
         if self.redeals != 0 or self.pairs is not None:
             for c in self.waste:
                 counts[RANK_OF[c]] += 1
         if self.pairs is not None:
-            return self._unpaired(counts, needed)
+            return self._unpaired(counts, {r for r in range(1, 14) if tableau[r]})
         top = RANK_OF[self.waste[-1]] if self.waste else 0
-        for r in needed:
-            if top not in self.neighbours[r] and not any(counts[o] for o in self.neighbours[r]):
-                return True
+        neighbours = self.neighbours
+        for r in range(1, 14):
+            if tableau[r]:
+                near = neighbours[r]
+                if top not in near and not (counts[near[0]] or (len(near) > 1 and counts[near[1]])):
+                    return True
         return False
 
     def _unpaired(self, counts: list[int], needed: set[int]) -> bool:
