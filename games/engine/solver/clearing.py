@@ -96,6 +96,25 @@ class Clearing:
         ]
         self.single_cards = all(len(cards) <= 1 for cards in self.cards)
         self.layered = any(self.covered_by)
+        # For each tableau pile, the piles it covers, and how many non-empty piles cover it.
+        self.covers = [
+            tuple(q for q in range(len(self.cards)) if p in self.covered_by[q])
+            for p in range(len(self.cards))
+        ]
+        self.blockers = [sum(1 for k in over if self.heights[k]) for over in self.covered_by]
+        # Where each tableau pile holds one card: the rank a pair needs with it (0 for a card
+        # removed alone, whose count of 0 never fails), and the piles that could give it.
+        total = variant.pairs or 0
+        ranks = [RANK_OF[cards[0]] if cards else 0 for cards in self.cards]
+        self.pair_rank = [0 if r == total else total - r for r in ranks]
+        self.partners = [
+            tuple(
+                q
+                for q in range(len(ranks))
+                if q != p and q not in self.related[p] and ranks[q] == self.pair_rank[p]
+            )
+            for p in range(len(ranks))
+        ]
         self.neighbours = [
             [other for other in range(1, 14) if build is not None and _near(build.wrap, r, other)]
             for r in range(14)
@@ -103,10 +122,24 @@ class Clearing:
 
     def free(self, p: int) -> bool:
         """Return whether tableau pile ``p`` has a card that plays (not covered)."""
+        return bool(self.heights[p]) and not self.blockers[p]
+
+    def _lower(self, p: int) -> None:
+        """Take the top card off tableau pile ``p``: the piles it covered lose a blocker when
+        it empties."""
+        self.heights[p] -= 1
+        self.tableau_ranks[RANK_OF[self.cards[p][self.heights[p]]]] -= 1
         if not self.heights[p]:
-            return False
-        heights = self.heights
-        return not any(heights[k] for k in self.covered_by[p])
+            for q in self.covers[p]:
+                self.blockers[q] -= 1
+
+    def _raise(self, p: int) -> None:
+        """Put the top card of tableau pile ``p`` back (``_lower`` undone)."""
+        if not self.heights[p]:
+            for q in self.covers[p]:
+                self.blockers[q] += 1
+        self.tableau_ranks[RANK_OF[self.cards[p][self.heights[p]]]] += 1
+        self.heights[p] += 1
 
     def key(self) -> Hashable:
         waste = self.waste
@@ -163,10 +196,8 @@ class Clearing:
         saved = (self.stock, self.waste, self.redeals)
         kind, a, b = move
         if kind == TO_WASTE:
-            self.heights[a] -= 1
-            card = self.cards[a][self.heights[a]]
-            self.tableau_ranks[RANK_OF[card]] -= 1
-            self.waste = (*self.waste, card)
+            self._lower(a)
+            self.waste = (*self.waste, self.cards[a][self.heights[a]])
         elif kind == DEAL:
             if self.stock:
                 n = min(self.deal_cards, len(self.stock))
@@ -182,8 +213,7 @@ class Clearing:
                 if p == WASTE:
                     self.waste = self.waste[:-1]
                 else:
-                    self.heights[p] -= 1
-                    self.tableau_ranks[RANK_OF[self.cards[p][self.heights[p]]]] -= 1
+                    self._lower(p)
         return saved
 
     def unplay(
@@ -192,13 +222,11 @@ class Clearing:
         kind, a, b = move
         self.stock, self.waste, self.redeals = saved
         if kind == TO_WASTE:
-            self.tableau_ranks[RANK_OF[self.cards[a][self.heights[a]]]] += 1
-            self.heights[a] += 1
+            self._raise(a)
         elif kind != DEAL:
             for p in (a, b) if kind == PAIR else (a,):
                 if p != WASTE:
-                    self.tableau_ranks[RANK_OF[self.cards[p][self.heights[p]]]] += 1
-                    self.heights[p] += 1
+                    self._raise(p)
 
     def hopeless(self) -> bool:
         """Return whether some tableau card can never leave: a proof of loss.
@@ -248,18 +276,10 @@ class Clearing:
             free[RANK_OF[c]] += 1
         for c in self.waste:
             free[RANK_OF[c]] += 1
-        heights, cards, related = self.heights, self.cards, self.related
+        heights, partners, pair_rank = self.heights, self.partners, self.pair_rank
         for p, height in enumerate(heights):
-            if not height:
-                continue
-            r = RANK_OF[cards[p][0]]
-            partner = total - r
-            if r == total or free[partner]:
-                continue
-            if not any(
-                heights[q] and q != p and q not in related[p] and RANK_OF[cards[q][0]] == partner
-                for q in range(len(heights))
-            ):
+            need = pair_rank[p]
+            if height and need and not free[need] and not any(heights[q] for q in partners[p]):
                 return True
         return False
 
