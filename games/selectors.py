@@ -97,7 +97,7 @@ def difficulty_payload(deal: Deal, counts: dict[str, int]) -> dict[str, int | No
     if not day_is_over(deal.date):
         return {"difficulty": solver, "difficulty_solver": solver, "difficulty_players": None}
     finished = counts["finished"]
-    total_cards = 52 * int(deal.rules.get("decks", 1))
+    total_cards = compiled(deal.rules).goal_cards
     share = counts["cards"] / (finished * total_cards) if finished else 0.0
     players = players_step(finished=finished, won=counts["won"], cards_share=share)
     return {

@@ -21,6 +21,7 @@ from typing import Any
 from django.core.cache import cache
 from django.db.models import Count
 
+from games.documents import compiled
 from games.models import Deal
 from games.payloads import day_is_over
 from leaderboards.selectors import ranked_results
@@ -150,7 +151,7 @@ def story(deal: Deal, *, player_entry: dict[str, Any] | None, total: int) -> dic
     with their share from the top (``player``), and the par figures of the day (once over) and
     of the day before (``yesterday``)."""
     figures = day_figures(deal)
-    total_cards = 52 * int(deal.rules.get("decks", 1))
+    total_cards = compiled(deal.rules).goal_cards  # the pack, or the tableau a win clears
     player = None
     if player_entry is not None:
         player = {

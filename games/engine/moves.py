@@ -34,6 +34,8 @@ class IllegalCode(enum.StrEnum):
     SEQUENCE_TOO_LONG = "sequence_too_long"
     RUN_ONLY = "run_only"
     DEAL_BLOCKED = "deal_blocked"
+    COVERED = "covered"
+    NOT_A_PAIR = "not_a_pair"
     NOTHING_TO_UNDO = "nothing_to_undo"
     GAME_WON = "game_won"
 

@@ -18,6 +18,7 @@ from .rules import (
     BASE_FROM_DEAL,
     FOUNDATION_LIMIT,
     NO_CARD,
+    Build,
     Kind,
     PileRule,
     Return,
@@ -28,8 +29,11 @@ from .state import Pile, State
 
 def _tableau_refusal(state: State, rule: PileRule, pile: Pile, card: int) -> Refusal | None:
     """Return why the tableau pile ``pile`` refuses ``card``, or None."""
+    if rule.build is None:
+        return IllegalCode.TARGET_REFUSES, lambda: reason(
+            gettext_noop("Nothing may be played onto the tableau in this game.")
+        )
     if pile.cards:
-        assert rule.build is not None
         if builds(rule.build, pile.cards[-1], card):
             return None
         return (
@@ -129,6 +133,13 @@ def _transfer_refusal(state: State, src: int, dst: int, count: int) -> Refusal |
         return IllegalCode.TOO_MANY_CARDS, lambda: reason(
             gettext_noop("{pile} holds only {count} card(s)."), pile=source, count=len(pile.cards)
         )
+    if src_rule.covered_by and any(state.piles[k].cards for k in src_rule.covered_by):
+        return IllegalCode.COVERED, lambda: reason(
+            gettext_noop(
+                "{pile} lies under other cards: it plays once every card over it is cleared."
+            ),
+            pile=source,
+        )
     if count > len(pile.cards) - pile.hidden:
         return (
             IllegalCode.FACE_DOWN,
@@ -156,6 +167,8 @@ def _transfer_refusal(state: State, src: int, dst: int, count: int) -> Refusal |
                     gettext_noop("A card on a foundation may only be played back to the tableau.")
                 ),
             )
+    if variant.pairs is not None and (dst_rule.discard or dst_rule.kind in PAIRING):
+        return _pair_refusal(state, src, dst, count)
     if dst_rule.complete_runs:
         return run_refusal(dst_rule, state.piles[dst].cards, pile, count, src_rule.kind)
     if count > 1:
@@ -201,6 +214,8 @@ def _transfer_refusal(state: State, src: int, dst: int, count: int) -> Refusal |
         return _tableau_refusal(state, dst_rule, state.piles[dst], card)
     if dst_rule.kind is Kind.FOUNDATION:
         return foundation_refusal(dst_rule, state.piles[dst].cards, card, state.base_rank)
+    if dst_rule.kind is Kind.WASTE and variant.stock is not None and variant.stock.waste_build:
+        return _waste_refusal(state, src_rule, state.piles[dst], card, variant.stock.waste_build)
     if dst_rule.cell:
         if not state.piles[dst].cards:
             return None
@@ -210,6 +225,127 @@ def _transfer_refusal(state: State, src: int, dst: int, count: int) -> Refusal |
     return (
         IllegalCode.TARGET_REFUSES,
         lambda: reason(gettext_noop("Nothing may be played onto {kind}."), kind=dst_rule.kind),
+    )
+
+
+PAIRING = (Kind.TABLEAU, Kind.WASTE)
+"""The kinds of pile whose top card may be one of a pair (where the variant has ``pairs``)."""
+
+
+def _pair_refusal(state: State, src: int, dst: int, count: int) -> Refusal | None:
+    """Return why the top card of ``src`` cannot be removed with that of ``dst`` (or alone,
+    onto the discard pile ``dst``), or None."""
+    variant = state.variant
+    total = variant.pairs
+    assert total is not None
+    src_rule, dst_rule = variant.piles[src], variant.piles[dst]
+    source = src_rule.id
+    if count > 1:
+        return IllegalCode.SINGLE_CARDS, lambda: reason(
+            gettext_noop("Only one card at a time moves from {pile}."), pile=source
+        )
+    if src_rule.kind not in PAIRING:
+        return IllegalCode.SOURCE_LOCKED, lambda: reason(
+            gettext_noop("Only an uncovered tableau card or the top card of the waste is played.")
+        )
+    card = state.piles[src].cards[-1]
+    if dst_rule.discard:
+        if RANK_OF[card] == total:
+            return None
+        return IllegalCode.NOT_A_PAIR, lambda: reason(
+            gettext_noop(
+                "{card} is not removed alone: only a card of rank {total} is; the others go "
+                "in pairs whose ranks add up to {total}."
+            ),
+            card=CardWord(card),
+            total=total,
+        )
+    other = state.piles[dst]
+    target = dst_rule.id
+    if not other.cards:
+        return IllegalCode.EMPTY_REFUSES, lambda: reason(
+            gettext_noop("{pile} is empty: a card pairs only with a card."), pile=target
+        )
+    if dst_rule.covered_by and any(state.piles[k].cards for k in dst_rule.covered_by):
+        return IllegalCode.COVERED, lambda: reason(
+            gettext_noop(
+                "{pile} lies under other cards: it plays once every card over it is cleared."
+            ),
+            pile=target,
+        )
+    if other.hidden >= len(other.cards):
+        return IllegalCode.FACE_DOWN, lambda: reason(
+            gettext_noop("Only face-up cards move: {pile} shows {count} face-up card(s)."),
+            pile=target,
+            count=0,
+        )
+    partner = other.cards[-1]
+    if RANK_OF[card] + RANK_OF[partner] == total:
+        return None
+    return IllegalCode.NOT_A_PAIR, lambda: reason(
+        gettext_noop("{card} and {other} are not a pair: their ranks must add up to {total}."),
+        card=CardWord(card),
+        other=CardWord(partner),
+        total=total,
+    )
+
+
+def _waste_refusal(
+    state: State, src_rule: PileRule, waste: Pile, card: int, build: Build
+) -> Refusal | None:
+    """Return why the waste, which takes tableau cards by ``build``, refuses ``card``."""
+    if src_rule.kind is not Kind.TABLEAU:
+        return IllegalCode.TARGET_REFUSES, lambda: reason(
+            gettext_noop("Only a tableau card may be played onto the waste.")
+        )
+    if not waste.cards:
+        return IllegalCode.EMPTY_REFUSES, lambda: reason(
+            gettext_noop("The waste is empty: deal a card onto it first.")
+        )
+    if builds(build, waste.cards[-1], card):
+        return None
+    return (
+        IllegalCode.DOES_NOT_BUILD,
+        lambda: reason(
+            gettext_noop("{card} cannot go on {under}: the waste takes a card {build}."),
+            card=CardWord(card),
+            under=CardWord(waste.cards[-1]),
+            build=build,
+        ),
+    )
+
+
+def _uncover(state: State, piles: list[Pile], index: int) -> bool:
+    """Turn up the face-down cards that emptying ``piles[index]`` uncovered; return whether
+    one turned."""
+    turned = False
+    rules = state.variant.piles
+    for k in rules[index].covers:
+        pile = piles[k]
+        if pile.hidden and not any(piles[j].cards for j in rules[k].covered_by):
+            piles[k] = Pile(pile.cards, 0)
+            turned = True
+    return turned
+
+
+def _apply_pair(state: State, src: int, dst: int) -> State:
+    """Remove the top cards of ``src`` and ``dst`` together onto the discard pile."""
+    variant = state.variant
+    discard = variant.discard_index
+    assert discard is not None
+    piles = list(state.piles)
+    removed = (piles[src].cards[-1], piles[dst].cards[-1])
+    for i in (src, dst):
+        pile = piles[i]
+        piles[i] = Pile(pile.cards[:-1], min(pile.hidden, len(pile.cards) - 1))
+    piles[discard] = Pile(piles[discard].cards + removed, 0)
+    revealed = False
+    for i in (src, dst):
+        revealed = _settle(piles, i) or revealed
+        if not piles[i].cards and variant.layered:
+            revealed = _uncover(state, piles, i) or revealed
+    return State(
+        variant, tuple(piles), state.redeals_left, state.base_rank, None if revealed else state
     )
 
 
@@ -226,6 +362,8 @@ def _apply_transfer(state: State, move: Move) -> State:
     variant = state.variant
     src = variant.index[move.source]
     dst = variant.index[move.target]
+    if variant.pairs is not None and variant.piles[dst].kind in PAIRING:
+        return _apply_pair(state, src, dst)
     piles = list(state.piles)
     source, target = piles[src], piles[dst]
     count = move.count
@@ -233,6 +371,8 @@ def _apply_transfer(state: State, move: Move) -> State:
     piles[src] = Pile(source.cards[:-count], min(source.hidden, len(source.cards) - count))
     piles[dst] = Pile(target.cards + moved, target.hidden)
     revealed = _settle(piles, src)
+    if variant.layered and not piles[src].cards:
+        revealed = _uncover(state, piles, src) or revealed
     refill = variant.piles[src].refill_from
     if refill is not None and not piles[src].cards and piles[refill].cards:
         feeder = piles[refill]
@@ -327,7 +467,11 @@ def apply_move(state: State, move: AnyMove) -> State:
     if state.won:
         raise IllegalMove(
             IllegalCode.GAME_WON,
-            reason(gettext_noop("The game is won: every card is on a foundation.")),
+            reason(
+                gettext_noop("The game is won: every tableau card is cleared away.")
+                if state.variant.clears_tableau
+                else gettext_noop("The game is won: every card is on a foundation.")
+            ),
         )
     if isinstance(move, Undo):
         if state.previous is None:
@@ -372,6 +516,10 @@ def _transfers(state: State) -> Iterator[Move]:
     rules = variant.piles
     piles = state.piles
     targets = variant.foundations + variant.tableau + variant.cells
+    if variant.waste_index is not None and (
+        variant.pairs is not None or (variant.stock is not None and variant.stock.waste_build)
+    ):
+        targets += (variant.waste_index,)
     for src in _sources(variant):
         pile = piles[src]
         if pile.hidden >= len(pile.cards):

@@ -18,18 +18,24 @@ Document fields (see ``variants/*.json`` for complete examples):
     ``placed`` puts the base cards on the piles before the shuffle (they then never move);
     ``complete_runs`` (default false) makes a pile take only a whole run of 13 cards at once,
     from its base by its build, off the top of a tableau pile (Spider).
-    A foundation holds at most 13 cards.
+    A foundation holds at most 13 cards. A group ``{"count": 1, "discard": true}`` is instead
+    the discard pile of ``pairs``: it holds any number of cards, face up, and gives none back.
+    The list is empty where nothing builds on foundations (Golf, TriPeaks).
 ``foundation_return``
     ``"none"``, ``"tableau"`` or ``"anywhere"``: where a foundation's top card may be played.
 ``tableau``
-    ``{"count", "build", "moves", "sequence", "empty", "refill_from"}``: ``moves`` is
+    ``{"count", "build", "moves", "sequence", "empty", "refill_from", "covered_by"}``:
+    ``build`` may be ``null`` (nothing is played onto a tableau pile); ``moves`` is
     ``"single"``, ``"sequence"`` (a built sequence moves as a unit), ``"supermove"`` (as
     ``"sequence"``, at most (1 + empty free cells) × 2^(empty tableau piles other than the
     target) cards at once: FreeCell) or ``"any"`` (any face-up cards move together: Yukon);
     ``sequence`` is the build a moving sequence must follow, when stricter than ``build``
     (Spider: same suit); ``empty`` is what an empty pile takes (``"any"``, ``"none"``, a rank
     letter or ``"base"``); ``refill_from`` names a pile whose top card fills an emptied pile at
-    once, while it has cards.
+    once, while it has cards; ``covered_by`` lays the piles out in overlapping rows (TriPeaks'
+    peaks, Pyramid): one list per pile of the (0-based, later) tableau piles that cover it; a
+    pile's card plays only once every pile covering it is empty, and a face-down one turns up
+    then.
 ``reserves``
     ``{"count", "free_cells"}`` or ``null``. Only a reserve's top card plays; nothing is played
     onto it, unless ``free_cells`` (default false): then each holds at most one card, and an
@@ -41,12 +47,21 @@ Document fields (see ``variants/*.json`` for complete examples):
     empty, as in Spider).
 ``redeal``
     ``null`` or ``{"hook": name, "limit": n}``: a ``redeal`` move carried out by a named hook.
+``pairs``
+    ``null`` or ``{"total": n}``: two playable cards (uncovered tableau cards, the top card of
+    the waste) whose ranks add up to ``n`` are removed together onto the discard pile, and a
+    card of rank ``n`` alone (Pyramid: 13, a King alone). A pair is the move of one card onto
+    the other's pile; a card alone moves onto the discard pile.
+``goal``
+    ``"foundations"`` (default: every card on the foundations) or ``"clear-tableau"`` (won
+    when every tableau pile is empty, whatever the stock and waste hold).
 ``deal``
     ``{"steps": [...]}`` or ``{"hook": name}``. A step is ``{"to": kind, "rounds": n,
     "face_down_rounds": k}`` (n rounds over every pile of a kind), ``{"to": kind, "counts":
     [n0, n1, …], "face_down": [k0, k1, …]}`` (rounds over the piles of a kind, pile i taking
     ni cards, its first ki face down: Klondike's triangle), ``{"to": pile id, "cards": n,
-    "face_down": k}`` or ``{"to": "stock"}`` (every card left, the first dealt on top).
+    "face_down": k}`` (the waste too: ``{"to": "waste", "cards": 1}``) or ``{"to": "stock"}``
+    (every card left, the first dealt on top).
 
 ``build`` is ``{"direction": "up" | "down" | "either", "suit": "same" | "alternate" | "any",
 "wrap": bool}``; ``wrap`` makes King and Ace adjacent.
@@ -156,6 +171,9 @@ class PileRule:
     sequence_build: Build | None = None
     cell: bool = False
     complete_runs: bool = False
+    covered_by: tuple[int, ...] = ()
+    covers: tuple[int, ...] = ()
+    discard: bool = False
 
 
 @dataclass(frozen=True)
@@ -164,6 +182,7 @@ class StockRule:
     cards: int
     redeals: int | None
     needs_no_empty_tableau: bool = False
+    waste_build: Build | None = None
 
 
 @dataclass(frozen=True)
@@ -198,6 +217,8 @@ class Variant:
     deal_steps: tuple[DealStep, ...]
     placed: tuple[tuple[int, int], ...]
     pack_suits: tuple[int, ...] = (0, 1, 2, 3)
+    pairs: int | None = None
+    clears_tableau: bool = False
 
     def __post_init__(self) -> None:
         piles = self.piles
@@ -214,6 +235,16 @@ class Variant:
         object.__setattr__(self, "total_cards", self.decks * CARDS_PER_DECK)
         off = tuple(p.index for p in piles if p.kind is not Kind.FOUNDATION)
         object.__setattr__(self, "off_foundations", off)
+        object.__setattr__(self, "layered", any(p.covered_by for p in piles))
+        tableau = set(by_kind[Kind.TABLEAU])
+        dealt = 0
+        for step in self.deal_steps:
+            counts = step.counts or ((step.rounds or 0),) * len(step.targets)
+            dealt += sum(n for t, n in zip(step.targets, counts, strict=True) if t in tableau)
+        goal_cards = dealt if self.clears_tableau else self.decks * CARDS_PER_DECK
+        object.__setattr__(self, "goal_cards", goal_cards)
+        discards = tuple(p.index for p in piles if p.discard)
+        object.__setattr__(self, "discard_index", (discards or (None,))[0])
 
     # Filled in by __post_init__; declared for type checkers.
     ids: tuple[str, ...] = field(init=False, repr=False)
@@ -226,6 +257,11 @@ class Variant:
     waste_index: int | None = field(init=False, repr=False)
     total_cards: int = field(init=False, repr=False)
     off_foundations: tuple[int, ...] = field(init=False, repr=False)
+    layered: bool = field(init=False, repr=False)
+    goal_cards: int = field(init=False, repr=False)
+    """The cards a win brings home: the whole pack, or the tableau's cards where the goal is to
+    clear it (those the deal puts there)."""
+    discard_index: int | None = field(init=False, repr=False)
 
     @property
     def initial_redeals(self) -> int | None:
@@ -318,8 +354,11 @@ _TOP_KEYS = {
     "reserves",
     "stock",
     "redeal",
+    "pairs",
+    "goal",
     "deal",
 }
+GOALS = ("foundations", "clear-tableau")
 
 
 def compile_rules(document: Mapping[str, Any]) -> Variant:
@@ -328,13 +367,19 @@ def compile_rules(document: Mapping[str, Any]) -> Variant:
     _check_keys(doc, _TOP_KEYS, "")
     decks = _int(_get(doc, "decks", ""), "decks", 1, MAX_DECKS)
     pack_suits = _pack_suits(doc.get("suits"))
+    goal = doc.get("goal", "foundations")
+    if goal not in GOALS:
+        choices = ", ".join(repr(g) for g in GOALS)
+        raise RulesError("goal", f"must be one of {choices}, got {goal!r}")
     piles: list[PileRule] = []
     placed: list[tuple[int, int]] = []
-    _foundations(doc, decks, piles, placed, pack_suits)
+    _foundations(doc, decks, piles, placed, pack_suits, goal == "clear-tableau")
     foundation_return = _choice(_get(doc, "foundation_return", ""), "foundation_return", Return)
     tableau_doc = _obj(_get(doc, "tableau", ""), "tableau")
     _check_keys(
-        tableau_doc, {"count", "build", "moves", "sequence", "empty", "refill_from"}, "tableau."
+        tableau_doc,
+        {"count", "build", "moves", "sequence", "empty", "refill_from", "covered_by"},
+        "tableau.",
     )
     tableau_count = _int(_get(tableau_doc, "count", "tableau."), "tableau.count", 1, 40)
     reserves_doc = doc.get("reserves")
@@ -355,8 +400,17 @@ def compile_rules(document: Mapping[str, Any]) -> Variant:
     all_ids = [p.id for p in piles] + [f"tableau-{i}" for i in range(tableau_count)]
     all_ids += ids_after_tableau
     tableau_rules = _tableau(tableau_doc, all_ids, piles)
+    covered_by = _covered_by(tableau_doc.get("covered_by"), tableau_count)
     for i in range(tableau_count):
-        piles.append(PileRule(id=f"tableau-{i}", index=first_tableau + i, **tableau_rules))
+        piles.append(
+            PileRule(
+                id=f"tableau-{i}",
+                index=first_tableau + i,
+                covered_by=tuple(first_tableau + k for k in covered_by[i]),
+                covers=tuple(first_tableau + k for k in range(tableau_count) if i in covered_by[k]),
+                **tableau_rules,
+            )
+        )
     for i in range(reserve_count):
         piles.append(
             PileRule(id=f"reserve-{i}", kind=Kind.RESERVE, index=len(piles), cell=free_cells)
@@ -383,7 +437,10 @@ def compile_rules(document: Mapping[str, Any]) -> Variant:
         deal_steps=steps,
         placed=tuple(placed),
         pack_suits=pack_suits,
+        pairs=_pairs(doc.get("pairs")),
+        clears_tableau=goal == "clear-tableau",
     )
+    _check_layout(variant)
     if free_cells and any(set(step.targets) & set(variant.reserves) for step in steps):
         for step in steps:
             counts = step.counts or (step.rounds or 0,) * len(step.targets)
@@ -401,6 +458,59 @@ def compile_rules(document: Mapping[str, Any]) -> Variant:
     ):
         raise RulesError("deal", "a foundation base of 'deal' needs a deal step to a foundation")
     return variant
+
+
+def _pairs(value: Any) -> int | None:
+    if value is None:
+        return None
+    doc = _obj(value, "pairs")
+    _check_keys(doc, {"total"}, "pairs.")
+    return _int(_get(doc, "total", "pairs."), "pairs.total", 2, 26)
+
+
+def _covered_by(value: Any, count: int) -> list[tuple[int, ...]]:
+    if value is None:
+        return [()] * count
+    if not isinstance(value, list) or len(value) != count:
+        raise RulesError("tableau.covered_by", f"must list one list per tableau pile ({count})")
+    out = []
+    for i, raw in enumerate(value):
+        where = f"tableau.covered_by[{i}]"
+        if not isinstance(raw, list):
+            raise RulesError(where, "must be a list of tableau pile numbers")
+        numbers = tuple(_int(k, f"{where}[{j}]", i + 1, count - 1) for j, k in enumerate(raw))
+        if len(set(numbers)) != len(numbers):
+            raise RulesError(where, "must not repeat a pile")
+        out.append(numbers)
+    return out
+
+
+def _check_layout(variant: Variant) -> None:
+    """Check the keys of the clearing games against each other: pairs, discard, waste, goal."""
+    piles = variant.piles
+    discards = [p for p in piles if p.discard]
+    if variant.pairs is not None and not discards:
+        raise RulesError("pairs", "removed pairs need a discard foundation: {'discard': true}")
+    if discards and variant.pairs is None:
+        raise RulesError("foundations", "a discard foundation takes only pairs: set 'pairs'")
+    if discards and len(variant.foundations) != 1:
+        raise RulesError("foundations", "a discard foundation is the only foundation")
+    if discards and variant.foundation_return is not Return.NONE:
+        raise RulesError("foundation_return", "a discard pile gives nothing back: 'none'")
+    if not variant.foundations and not variant.clears_tableau:
+        raise RulesError("foundations", "without foundations the goal must be 'clear-tableau'")
+    stock = variant.stock
+    if stock is not None and stock.waste_build is not None and not variant.clears_tableau:
+        raise RulesError("goal", "a waste that takes tableau cards plays to 'clear-tableau'")
+    rule = piles[variant.tableau[0]]
+    if rule.build is None and rule.sequences:
+        raise RulesError("tableau.moves", "nothing builds on the tableau: moves are 'single'")
+    if rule.build is None and rule.empty_rank != NO_CARD:
+        raise RulesError("tableau.empty", "nothing is played onto the tableau: 'none'")
+    if variant.layered and (rule.build is not None or rule.refill_from is not None):
+        raise RulesError(
+            "tableau.covered_by", "covered piles take no card: a build of null, no refill"
+        )
 
 
 def _pack_suits(value: Any) -> tuple[int, ...]:
@@ -425,14 +535,28 @@ def _foundations(
     piles: list[PileRule],
     placed: list[tuple[int, int]],
     pack_suits: tuple[int, ...],
+    clears_tableau: bool,
 ) -> None:
     groups = _get(doc, "foundations", "")
-    if not isinstance(groups, list) or not groups:
+    if not isinstance(groups, list) or (not groups and not clears_tableau):
         raise RulesError("foundations", "must be a non-empty list of groups")
     placed_count: dict[int, int] = {}
     for g, raw in enumerate(groups):
         where = f"foundations[{g}]"
         group = _obj(raw, where)
+        if group.get("discard") is not None:
+            _check_keys(group, {"count", "discard"}, f"{where}.")
+            if not _bool(group["discard"], f"{where}.discard") or group.get("count") != 1:
+                raise RulesError(f"{where}.discard", "a discard group is one pile: count 1")
+            piles.append(
+                PileRule(
+                    id=f"foundation-{len(piles)}",
+                    kind=Kind.FOUNDATION,
+                    index=len(piles),
+                    discard=True,
+                )
+            )
+            continue
         _check_keys(
             group, {"count", "suits", "base", "placed", "build", "complete_runs"}, f"{where}."
         )
@@ -493,7 +617,10 @@ def _foundations(
                     )
                 placed.append((index, card))
     total = len(piles) * 13
-    if total != decks * CARDS_PER_DECK:
+    if clears_tableau:
+        if total > decks * CARDS_PER_DECK:
+            raise RulesError("foundations", f"{len(piles)} foundations hold more than the pack")
+    elif total != decks * CARDS_PER_DECK:
         raise RulesError(
             "foundations",
             f"{len(piles)} foundations of 13 cards hold {total} cards, "
@@ -502,7 +629,8 @@ def _foundations(
 
 
 def _tableau(doc: Mapping[str, Any], all_ids: list[str], piles: list[PileRule]) -> dict[str, Any]:
-    build = _build(_get(doc, "build", "tableau."), "tableau.build")
+    raw_build = _get(doc, "build", "tableau.")
+    build = None if raw_build is None else _build(raw_build, "tableau.build")
     moves = doc.get("moves", "single")
     if moves not in MOVES:
         choices = ", ".join(repr(m) for m in MOVES)
@@ -549,8 +677,13 @@ def _stock(value: Any, reserve_count: int) -> StockRule | None:
     if value is None:
         return None
     doc = _obj(value, "stock")
-    _check_keys(doc, {"deal_to", "cards", "redeals", "requires"}, "stock.")
+    _check_keys(doc, {"deal_to", "cards", "redeals", "requires", "waste_build"}, "stock.")
     deal_to = _get(doc, "deal_to", "stock.")
+    waste_build = None
+    if doc.get("waste_build") is not None:
+        if deal_to != "waste":
+            raise RulesError("stock.waste_build", "only a stock that deals to a waste has one")
+        waste_build = _build(doc["waste_build"], "stock.waste_build")
     if deal_to == "waste":
         if doc.get("requires") is not None:
             raise RulesError("stock.requires", "only a stock that deals to piles has a condition")
@@ -558,7 +691,7 @@ def _stock(value: Any, reserve_count: int) -> StockRule | None:
         redeals = doc.get("redeals", 0)
         if redeals is not None:
             redeals = _int(redeals, "stock.redeals", 0, 1000)
-        return StockRule(Kind.WASTE, cards, redeals)
+        return StockRule(Kind.WASTE, cards, redeals, waste_build=waste_build)
     if deal_to in ("tableau", "reserve"):
         if deal_to == "reserve" and reserve_count == 0:
             raise RulesError("stock.deal_to", "deals to reserves but the variant has none")
@@ -651,7 +784,9 @@ def _deal(
             down = _int(step.get("face_down_rounds", 0), f"{where}.face_down_rounds", 0, rounds)
             steps.append(DealStep(targets, rounds, down))
             dealt += rounds * len(targets)
-        elif to in by_id and by_id[to] in kinds["foundation"] + kinds["tableau"] + kinds["reserve"]:
+        elif to in by_id and by_id[to] in (
+            kinds["foundation"] + kinds["tableau"] + kinds["reserve"] + kinds["waste"]
+        ):
             _check_keys(step, {"to", "cards", "face_down"}, f"{where}.")
             cards = _int(_get(step, "cards", f"{where}."), f"{where}.cards", 1, pack)
             down = _int(step.get("face_down", 0), f"{where}.face_down", 0, cards)

@@ -47,14 +47,21 @@ class State:
         return self.piles[self.variant.index[pile_id]]
 
     def foundation_cards(self) -> int:
-        """Return how many cards are on the foundations."""
+        """Return how many cards are home: on the foundations, or, where the goal is to clear
+        the tableau, cleared off it (of ``variant.goal_cards``, the cards a win brings home)."""
         piles = self.piles
-        return sum(len(piles[i].cards) for i in self.variant.foundations)
+        variant = self.variant
+        if variant.clears_tableau:
+            return variant.goal_cards - sum(len(piles[i].cards) for i in variant.tableau)
+        return sum(len(piles[i].cards) for i in variant.foundations)
 
     @property
     def won(self) -> bool:
-        """Return whether every card of the pack is on a foundation."""
+        """Return whether the game is won: every card of the pack on a foundation, or every
+        tableau pile empty where the goal is to clear the tableau."""
         piles = self.piles
+        if self.variant.clears_tableau:
+            return not any(piles[i].cards for i in self.variant.tableau)
         if any(piles[i].cards for i in self.variant.off_foundations):
             return False
         return self.foundation_cards() == self.variant.total_cards

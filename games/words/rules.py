@@ -103,7 +103,20 @@ def _foundation_group(piles: list[PileRule]) -> str:
     return f"{start % values} {build}"
 
 
-def _foundations(variant: Variant) -> Section:
+def _foundations(variant: Variant) -> Section | None:
+    if not variant.foundations:
+        return None
+    if variant.discard_index is not None:
+        return Section(
+            "foundation",
+            _("Discard pile"),
+            (
+                _(
+                    "The cards removed go face up onto the discard pile, and stay there; "
+                    "nothing else is played onto it."
+                ),
+            ),
+        )
     sentences = [_foundation_group(group) for group in _groups(variant)]
     placed = any(variant.piles[i].placed for i in variant.foundations)
     if variant.foundation_return is Return.NONE:
@@ -128,11 +141,23 @@ def _foundations(variant: Variant) -> Section:
 def _tableau(variant: Variant) -> Section:
     rule = variant.piles[variant.tableau[0]]
     count = len(variant.tableau)
-    assert rule.build is not None
     sentences = [
-        ngettext("%(count)d tableau pile.", "%(count)d tableau piles.", count) % {"count": count},
-        _("A tableau pile builds %(build)s.") % {"build": say_build(rule.build)},
+        ngettext("%(count)d tableau pile.", "%(count)d tableau piles.", count) % {"count": count}
     ]
+    if variant.layered:
+        sentences.append(
+            _(
+                "The tableau is laid out in overlapping rows, each card a pile of its own: a "
+                "card is covered by the one or two cards of the next row that overlap it, and "
+                "plays only once they are gone; a face-down card turns face up then."
+            )
+        )
+    if rule.build is None:
+        sentences.append(_("Nothing is played onto the tableau: its cards only leave it."))
+        if not variant.layered:
+            sentences.append(_("Only the top card of a pile plays."))
+        return Section("tableau", _("Tableau"), tuple(sentences))
+    sentences.append(_("A tableau pile builds %(build)s.") % {"build": say_build(rule.build)})
     if rule.any_group:
         sentences.append(
             _(
@@ -226,8 +251,19 @@ def _stock(variant: Variant) -> Section:
                 stock.cards,
             )
             % {"count": stock.cards},
-            _("The top card of the waste plays to a foundation or the tableau."),
         ]
+        if stock.waste_build is not None:
+            sentences.append(
+                _(
+                    "The waste takes the top card of any tableau pile that builds on its top card "
+                    "%(build)s."
+                )
+                % {"build": say_build(stock.waste_build)}
+            )
+        elif variant.pairs is not None:
+            sentences.append(_("The top card of the waste may be one of a pair."))
+        else:
+            sentences.append(_("The top card of the waste plays to a foundation or the tableau."))
         if stock.redeals is None:
             sentences.append(
                 _(
@@ -267,6 +303,26 @@ def _stock(variant: Variant) -> Section:
     return Section("stock", _("Stock"), (deal, _("The stock is dealt through once: no redeal.")))
 
 
+def _pairs(variant: Variant) -> Section | None:
+    total = variant.pairs
+    if total is None:
+        return None
+    sentences = (
+        _(
+            "Two playable cards whose ranks add up to %(total)d are removed together onto the "
+            "discard pile, counting an Ace 1, a Jack 11, a Queen 12 and a King 13; a card of "
+            "rank %(total)d is removed alone."
+        )
+        % {"total": total},
+        _(
+            "A card plays when no card covers it in the tableau, or when it is the top card of "
+            "the waste. To remove a pair, move one of its cards onto the other; to remove a "
+            "card alone, move it onto the discard pile."
+        ),
+    )
+    return Section("pairs", _("Pairs"), sentences)
+
+
 def _redeal(variant: Variant) -> Section | None:
     if variant.redeal_hook is None:
         return None
@@ -288,6 +344,24 @@ def _counts(variant: Variant, step: DealStep) -> str:
         Kind.TABLEAU: _("the tableau piles"),
         Kind.RESERVE: _("the reserves"),
     }[variant.piles[step.targets[0]].kind]
+    down = sum(step.face_down)
+    if set(step.counts) == {1} and step.face_down == (1,) * down + (0,) * (len(step.counts) - down):
+        return (
+            ngettext(
+                "%(count)d card to each of %(piles)s, in order, face down.",
+                "%(count)d cards, one to each of %(piles)s in order; the first %(down)d face "
+                "down, the others face up.",
+                len(step.counts),
+            )
+            % {"count": len(step.counts), "piles": piles, "down": down}
+            if down
+            else ngettext(
+                "%(count)d card to each of %(piles)s, in order, face up.",
+                "%(count)d cards, one to each of %(piles)s in order, face up.",
+                len(step.counts),
+            )
+            % {"count": len(step.counts), "piles": piles}
+        )
     values = {
         "piles": piles,
         "counts": ", ".join(str(n) for n in step.counts),
@@ -386,7 +460,11 @@ def _deal(variant: Variant) -> Section:
         )
     else:
         sentences.extend(_step(variant, step) for step in variant.deal_steps)
-    sentences.append(_("A face-down card turns face up by itself when it becomes the top card."))
+    sentences.append(
+        _("A face-down card turns face up by itself when no card covers it any more.")
+        if variant.layered
+        else _("A face-down card turns face up by itself when it becomes the top card.")
+    )
     return Section("deal", _("The deal"), tuple(sentences))
 
 
@@ -407,17 +485,26 @@ def rules_sections(variant: Variant) -> list[Section]:
             + _("The pack holds only %(suits)s: each of their cards %(copies)d times.")
             % {"suits": names, "copies": copies}
         )
-    sections = [
-        Section("pack", _("The pack"), (pack,)),
+    sections = [Section("pack", _("The pack"), (pack,))]
+    optional = (
         _foundations(variant),
         _tableau(variant),
-    ]
-    optional = (_reserves(variant), _stock(variant), _redeal(variant))
+        _reserves(variant),
+        _stock(variant),
+        _pairs(variant),
+        _redeal(variant),
+    )
     sections.extend(section for section in optional if section is not None)
     sections.append(_deal(variant))
-    goal = _("The game is won when all %(count)d cards are on the foundations.") % {
-        "count": variant.total_cards
-    }
+    if variant.clears_tableau:
+        goal = _(
+            "The game is won when every tableau card is cleared away, whatever the stock and "
+            "the waste still hold."
+        )
+    else:
+        goal = _("The game is won when all %(count)d cards are on the foundations.") % {
+            "count": variant.total_cards
+        }
     sections.append(Section("goal", _("Winning"), (goal,)))
     return sections
 

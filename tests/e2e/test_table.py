@@ -49,6 +49,7 @@ CLASSICS = [
     "spider-4-suits",
     "yukon",
 ]
+CLEARING = ["golf", "golf-wrap", "tripeaks", "pyramid"]
 SIZES = {"390x844": (390, 844), "1366x768": (1366, 768)}
 WIN_VARIANT, WIN_SEED = "capricieuse", "win-14"
 
@@ -497,7 +498,7 @@ def test_the_tables_reading_of_the_rules_agrees_with_the_engine(new_page: Any) -
     # given positions along random games of every variant, and the engine's moves in each
     chance = random.Random(11)
     cases, expected = [], []
-    for slug in LAUNCH + CLASSICS:
+    for slug in LAUNCH + CLASSICS + CLEARING:
         state = deal(builtin_variant(slug), practice_seed(f"agree-{slug}"))
         views, moves = [], []
         for _ in range(60):
@@ -517,9 +518,55 @@ def test_the_tables_reading_of_the_rules_agrees_with_the_engine(new_page: Any) -
     offered = page.evaluate(AGREEMENT_JS, cases)
 
     # then it offers exactly the engine's moves, position after position
-    for slug, theirs, ours in zip(LAUNCH + CLASSICS, offered, expected, strict=True):
+    for slug, theirs, ours in zip(LAUNCH + CLASSICS + CLEARING, offered, expected, strict=True):
         for ply, (got, want) in enumerate(zip(theirs, ours, strict=True)):
             assert got == want, f"{slug}, position {ply}"
+
+
+LAYERED_JS = """async ({ rules, state, variant }) => {
+  const { buildBoard, fitBoard } = await import('/static/frontend/board.js');
+  const { TableRules } = await import('/static/frontend/rules.js');
+  const table = new TableRules(rules);
+  const host = document.querySelector('main') || document.body;
+  host.replaceChildren();
+  const layout = table.layout;
+  const board = buildBoard({ variant, state }, null, { interactive: false, layout });
+  host.append(board);
+  fitBoard(board);
+  const spots = [...board.querySelectorAll('.pile.spot')].map((pile) => {
+    const box = pile.getBoundingClientRect();
+    const { left, right, top, bottom } = box;
+    return { id: pile.dataset.pile, left, right, top, bottom };
+  });
+  return { scroll: document.documentElement.scrollWidth, width: window.innerWidth, spots };
+}"""
+
+
+@pytest.mark.parametrize("slug", ["tripeaks", "pyramid"])
+def test_peaks_and_pyramids_fit_the_smallest_phone_row_under_row(new_page: Any, slug: str) -> None:
+    # given a 360 px phone and the opening layout of the variant
+    page = new_page(viewport=(360, 640))
+    page.goto("/")
+    variant = builtin_variant(slug)
+    view = player_view(deal(variant, practice_seed("small")))
+
+    # when the table draws it
+    report = page.evaluate(
+        LAYERED_JS, {"rules": builtin_rules(slug), "state": view, "variant": slug}
+    )
+
+    # then nothing scrolls sideways, every card is on the screen, and each card lies half
+    # under the cards that cover it, between them
+    assert report["scroll"] <= report["width"] == 360
+    spots = {spot["id"]: spot for spot in report["spots"]}
+    assert len(spots) == 28
+    assert all(spot["left"] >= 0 and spot["right"] <= 360 for spot in spots.values())
+    for pile in variant.tableau:
+        spot = spots[variant.ids[pile]]
+        for over in variant.piles[pile].covered_by:
+            cover = spots[variant.ids[over]]
+            assert spot["top"] < cover["top"] < spot["bottom"]
+            assert cover["left"] < spot["right"] and spot["left"] < cover["right"]
 
 
 def test_a_hint_shows_a_move_on_the_table_and_marks_the_game_assisted(new_page: Any) -> None:

@@ -67,6 +67,12 @@ CASES: dict[IllegalCode, tuple[str, str, tuple[str, ...]]] = {
     ),
     IllegalCode.RUN_ONLY: ("spider-2-suits", "tableau-0  KS QS", ("tableau-0 > foundation-0 x2",)),
     IllegalCode.DEAL_BLOCKED: ("spider-2-suits", "tableau-0  5H\nstock  (9S)", ("deal",)),
+    IllegalCode.COVERED: (
+        "pyramid",
+        "tableau-0  6S\ntableau-1  7H\ntableau-2  8C",
+        ("tableau-0 > tableau-1",),
+    ),
+    IllegalCode.NOT_A_PAIR: ("pyramid", "tableau-1  7H\ntableau-2  8C", ("tableau-1 > tableau-2",)),
 }
 
 

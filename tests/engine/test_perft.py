@@ -12,6 +12,7 @@ import pytest
 
 from games.engine import builtin_variant, deal, launch_slugs, practice_seed
 from games.engine.perft import divide, perft
+from games.engine.solver.clearing import PAIR, Clearing
 from games.engine.solver.position import Position
 from games.engine.solver.tables import DEAL, REDEAL, Rules
 
@@ -35,13 +36,16 @@ CLASSICS = [
     "spider-4-suits",
     "yukon",
 ]
+CLEARING = ["golf", "golf-wrap", "tripeaks", "pyramid"]
 
 
 def test_every_launch_variant_and_classic_has_perft_fixtures() -> None:
-    assert sorted(p.stem for p in FIXTURES.glob("*.json")) == sorted(launch_slugs() + CLASSICS)
+    assert sorted(p.stem for p in FIXTURES.glob("*.json")) == sorted(
+        launch_slugs() + CLASSICS + CLEARING
+    )
 
 
-@pytest.mark.parametrize("slug", launch_slugs() + CLASSICS)
+@pytest.mark.parametrize("slug", launch_slugs() + CLASSICS + CLEARING)
 def test_perft_counts_match_the_fixtures(slug: str) -> None:
     variant = builtin_variant(slug)
     for row in fixture(slug):
@@ -134,3 +138,26 @@ def test_the_perft_command_refuses_a_depth_that_is_not_one(depth: str, message: 
     assert result.returncode == 2
     assert f"argument --depth: {message}" in result.stderr
     assert result.stdout == ""
+
+
+def clearing_perft(game: Clearing, depth: int) -> int:
+    """Count the same tree with the clearing games' search, whose pairs go one way only (the
+    engine lists both ways of a pair: the same position)."""
+    if depth == 0 or game.won():
+        return 1 if depth == 0 else 0
+    total = 0
+    for move in game.moves(every=True):
+        weight = 2 if move[0] == PAIR else 1
+        saved = game.play(move)
+        total += weight * clearing_perft(game, depth - 1)
+        game.unplay(move, saved)
+    return total
+
+
+@pytest.mark.parametrize("slug", CLEARING)
+def test_the_clearing_search_counts_the_same_trees(slug: str) -> None:
+    variant = builtin_variant(slug)
+    for row in fixture(slug):
+        state = deal(variant, practice_seed(row["seed_text"]))
+
+        assert clearing_perft(Clearing(state), row["depth"]) == row["count"], row

@@ -57,13 +57,18 @@ export function pileTitle(id, { cells = false } = {}) {
  * mark as legal destinations. Every clickable card or empty pile is a <button> inside a
  * `.pile[data-pile]`; `data-index` is the card's index in the pile (-1: empty).
  */
-export function buildBoard(game, selection, { interactive = true, targets = null, cells = false } = {}) {
+export function buildBoard(game, selection, { interactive = true, targets = null, cells = false, layout = null } = {}) {
   const piles = game.state.piles;
   const foundations = piles.filter((pile) => pileKind(pile.id) === "foundation");
   const reserves = piles.filter((pile) => pileKind(pile.id) === "reserve");
   const others = piles.filter((pile) => ["stock", "waste"].includes(pileKind(pile.id)));
   const tableau = piles.filter((pile) => pileKind(pile.id) === "tableau");
-  const draw = (pile) => drawPile(pile, selection, interactive, targets, cells);
+  const spots = layout ? layoutSpots(layout) : null;
+  const draw = (pile) => {
+    const el = drawPile(pile, selection, interactive, targets, cells, spots);
+    if (spots && pileKind(pile.id) === "tableau") markCovered(el, pile, layout, piles);
+    return el;
+  };
   return h(
     "div",
     { class: `board${cells ? " with-cells" : ""}`, dataset: { variant: game.variant } },
@@ -83,15 +88,50 @@ export function buildBoard(game, selection, { interactive = true, targets = null
           )
         : null,
     ),
-    h("div", { class: "tableau", role: "group", "aria-label": t("Tableau") }, tableau.map(draw)),
+    h("div", { class: `tableau${spots ? " layered" : ""}`, role: "group", "aria-label": t("Tableau") }, tableau.map(draw)),
   );
+}
+
+/**
+ * Return where each pile of a layered tableau lies (TriPeaks' peaks, Pyramid's rows), from the
+ * rules document's `tableau.covered_by`: `level` 0 for the piles no card covers, one more than the
+ * highest of its covers otherwise; `x`, in card widths, the piles of level 0 side by side in
+ * order, any other pile midway between the piles that cover it.
+ */
+export function layoutSpots(layout) {
+  const count = layout.length;
+  const level = new Array(count).fill(0);
+  const x = new Array(count).fill(0);
+  let across = 0;
+  for (let i = count - 1; i >= 0; i -= 1) {
+    const over = layout[i] || [];
+    if (over.length) level[i] = 1 + Math.max(...over.map((k) => level[k]));
+  }
+  for (let i = 0; i < count; i += 1) {
+    if (!(layout[i] || []).length) {
+      x[i] = across;
+      across += 1;
+    }
+  }
+  for (let i = count - 1; i >= 0; i -= 1) {
+    const over = layout[i] || [];
+    if (over.length) x[i] = over.reduce((sum, k) => sum + x[k], 0) / over.length;
+  }
+  return { level, x, across: Math.max(1, across), levels: Math.max(0, ...level) + 1 };
+}
+
+/** Mark a layered tableau pile whose card other cards still cover (it cannot play yet). */
+function markCovered(el, pile, layout, piles) {
+  const over = layout[pileIndex(pile.id)] || [];
+  const byId = new Map(piles.map((p) => [p.id, p]));
+  if (over.some((k) => byId.get(`tableau-${k}`)?.cards.length)) el.classList.add("covered");
 }
 
 function cardButtonLabel(pile, index, cells = false) {
   return t("{card}, {pile}", { card: cardName(pile.cards[index]), pile: pileTitle(pile.id, { cells }) });
 }
 
-function drawPile(pile, selection, interactive, targets, cells = false) {
+function drawPile(pile, selection, interactive, targets, cells = false, spots = null) {
   const kind = pileKind(pile.id);
   if (kind === "reserve" && cells) return drawCell(pile, selection, interactive, targets);
   const cards = pile.cards;
@@ -114,6 +154,20 @@ function drawPile(pile, selection, interactive, targets, cells = false) {
     return slot;
   };
   const emptyLabel = () => t("Empty {pile}", { pile: pileTitle(pile.id) });
+
+  if (kind === "tableau" && spots) {
+    // One card of a layered tableau, at its spot; an empty spot shows nothing (it takes nothing).
+    const index = pileIndex(pile.id);
+    el.classList.add("spot");
+    el.dataset.level = spots.level[index];
+    el.dataset.x = spots.x[index];
+    cards.forEach((code, k) => {
+      const face = code !== null;
+      const label = face ? cardButtonLabel(pile, k) : "";
+      el.append(mark(cardElement(code, { interactive: interactive && face, label }), k));
+    });
+    return el;
+  }
 
   if (kind === "tableau") {
     el.classList.add("fan");
@@ -206,11 +260,16 @@ export function fitBoard(board) {
   const gap = narrow ? 4 : 10;
   const tableau = board.querySelector(".tableau");
   const fans = [...tableau.querySelectorAll(".pile.fan")];
-  const columns = Math.max(1, fans.length);
+  const spots = [...tableau.querySelectorAll(".pile.spot")];
+  const layered = spots.length > 0;
+  const spotsAcross = layered ? Math.max(1, ...spots.map((pile) => Number(pile.dataset.x) + 1)) : 0;
+  const columns = layered ? Math.ceil(spotsAcross) : Math.max(1, fans.length);
   const large = largeCards();
   let perRow = columns;
   let cardW = cardsAcross(width, columns, gap);
-  if (large ? columns > LARGE.minColumns && cardW < LARGE.rowAt : columns > 8 && cardW < ROW_AT) {
+  if (layered) {
+    // The rows of a layered tableau never split: the cards shrink, to the narrowest that reads.
+  } else if (large ? columns > LARGE.minColumns && cardW < LARGE.rowAt : columns > 8 && cardW < ROW_AT) {
     perRow = Math.ceil(columns / 2);
     cardW = cardsAcross(width, perRow, gap);
   }
@@ -246,7 +305,28 @@ export function fitBoard(board) {
   }
 
   fitRowFans(board, width, cardW, font, gap);
-  fitFans(board, { rows: Math.ceil(columns / perRow), cardH, font });
+  if (layered) fitSpots(tableau, spots, { width, cardW, cardH, gap });
+  else fitFans(board, { rows: Math.ceil(columns / perRow), cardH, font });
+}
+
+/**
+ * Place the cards of a layered tableau: each row half a card below the one it covers, each card
+ * at its spot's `x` (in card widths and gaps), the whole centred in the board's width.
+ */
+function fitSpots(tableau, spots, { width, cardW, cardH, gap }) {
+  const levels = Math.max(...spots.map((pile) => Number(pile.dataset.level))) + 1;
+  const across = Math.max(...spots.map((pile) => Number(pile.dataset.x))) + 1;
+  const span = across * cardW + (across - 1) * gap;
+  const left = Math.max(0, Math.floor((width - span) / 2));
+  const step = Math.round(cardH * 0.5);
+  for (const pile of spots) {
+    const x = Number(pile.dataset.x);
+    const row = levels - 1 - Number(pile.dataset.level);
+    pile.style.left = `${left + Math.round(x * (cardW + gap))}px`;
+    pile.style.top = `${row * step}px`;
+  }
+  tableau.style.gridTemplateColumns = "";
+  tableau.style.height = `${(levels - 1) * step + cardH}px`;
 }
 
 /** Spread the open reserves' cards sideways, as many reserves on a line as keep every rank readable. */

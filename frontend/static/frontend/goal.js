@@ -66,7 +66,25 @@ function groupSentence(group, game) {
 /** Return the goal of `game` under its variant's `rules` document in one line, or "" without rules. */
 export function goalText(rules, game) {
   if (!rules || !Array.isArray(rules.foundations)) return "";
+  if (rules.goal === "clear-tableau") return clearingGoal(rules);
   const cards = 52 * (rules.decks || 1);
   const groups = rules.foundations.map((group) => groupSentence(group, game));
   return [t("Goal: all {cards} cards on the foundations.", { cards }), ...groups].join(" ");
+}
+
+/** Say the goal of a game won by clearing the tableau (Golf, TriPeaks, Pyramid), with how cards leave it. */
+function clearingGoal(rules) {
+  const sentences = [t("Goal: clear the tableau.")];
+  const build = rules.stock && rules.stock.waste_build;
+  if (build) {
+    sentences.push(
+      build.wrap
+        ? t("Play uncovered cards onto the waste, one rank up or down, King and Ace being neighbours.")
+        : t("Play uncovered cards onto the waste, one rank up or down."),
+    );
+  }
+  if (rules.pairs) {
+    sentences.push(t("Remove two uncovered cards whose ranks add up to {total}, or a King alone.", { total: rules.pairs.total }));
+  }
+  return sentences.join(" ");
 }

@@ -95,7 +95,8 @@ export const drawing = {
     const focused = active && this.boardArea.contains(active) ? focusKey(active) : null;
     const targets = this.selection ? new Set(this.rules.destinations(game, this.selection.pile, this.selection.count)) : null;
     const cells = this.rules.freeCells;
-    const board = buildBoard(game, this.selection, { interactive: game.status === "playing", targets, cells });
+    const layout = this.rules.layout;
+    const board = buildBoard(game, this.selection, { interactive: game.status === "playing", targets, cells, layout });
     if (game.status === "won") board.classList.add("won");
     // Hold the area's height while the new board is sized, so that the page never jumps.
     this.boardArea.style.minHeight = `${this.boardArea.offsetHeight}px`;

@@ -42,6 +42,7 @@ function foundationRules(rules) {
         placed: Boolean(group.placed),
         build: group.build,
         runs: Boolean(group.complete_runs),
+        discard: Boolean(group.discard),
       });
     }
   }
@@ -80,6 +81,29 @@ export class TableRules {
     return base === "deal" ? this.baseRank(game) : RANKS.indexOf(base);
   }
 
+  /** Return the document's `tableau.covered_by` (a layered tableau: TriPeaks, Pyramid), or null. */
+  get layout() {
+    return (this.known && this.rules.tableau && this.rules.tableau.covered_by) || null;
+  }
+
+  /** Return the tableau piles that cover tableau pile `id` (tableau.covered_by), by id. */
+  coveredBy(id) {
+    const layout = (this.rules && this.rules.tableau && this.rules.tableau.covered_by) || null;
+    if (!layout || pileKind(id) !== "tableau") return [];
+    return (layout[pileNumber(id)] || []).map((number) => `tableau-${number}`);
+  }
+
+  /** Return whether a card of the layout still lies on pile `id` (it cannot play yet). */
+  covered(game, id) {
+    const over = this.coveredBy(id);
+    return over.length > 0 && game.state.piles.some((pile) => over.includes(pile.id) && pile.cards.length);
+  }
+
+  /** Return the rank total of a pair (the document's `pairs.total`), or null. */
+  get pairTotal() {
+    return (this.known && this.rules.pairs && this.rules.pairs.total) || null;
+  }
+
   /** Return how many cards from `index` up may be lifted off the pile together, or 0. */
   liftable(game, pile, index) {
     if (!this.known) return pile.cards.length - index;
@@ -87,6 +111,7 @@ export class TableRules {
     const count = pile.cards.length - index;
     if (count < 1 || pile.cards.slice(index).some((code) => code === null)) return 0;
     if (kind === "stock") return 0;
+    if (this.covered(game, pile.id)) return 0;
     if (kind === "foundation") {
       const back = this.rules.foundation_return || "none";
       const rule = this.foundations[pileNumber(pile.id)];
@@ -140,6 +165,16 @@ export class TableRules {
       const back = this.rules.foundation_return || "none";
       if (back === "tableau" && kind !== "tableau") return false;
     }
+    const total = this.pairTotal;
+    if (total !== null && (kind === "tableau" || kind === "waste" || (kind === "foundation" && this.foundations[pileNumber(target.id)]?.discard))) {
+      return this.pairs(game, source, target, cards, total);
+    }
+    const wasteBuild = this.rules.stock && this.rules.stock.waste_build;
+    if (kind === "waste") {
+      if (!wasteBuild || cards.length !== 1 || pileKind(source.id) !== "tableau" || !target.cards.length) return false;
+      const top = target.cards.at(-1);
+      return top !== null && builds(wasteBuild, top, card);
+    }
     if (kind === "foundation" && this.foundations[pileNumber(target.id)]?.runs) {
       const rule = this.foundations[pileNumber(target.id)];
       return !target.cards.length && pileKind(source.id) === "tableau" && this.completeRun(rule, cards);
@@ -159,6 +194,7 @@ export class TableRules {
     }
     if (kind !== "tableau") return false;
     const tableau = this.rules.tableau || {};
+    if (!tableau.build) return false;
     if (cards.length > 1 && tableau.moves === "supermove" && cards.length > this.supermoveLimit(game, target)) {
       return false;
     }
@@ -173,6 +209,20 @@ export class TableRules {
     return top !== null && builds(tableau.build, top, card);
   }
 
+  /**
+   * Return whether `cards` lifted from `source` pair off with the top card of `target` (their
+   * ranks adding up to `total`), or go alone onto the discard pile `target` (a card of rank `total`).
+   */
+  pairs(game, source, target, cards, total) {
+    const sourceKind = pileKind(source.id);
+    if (cards.length !== 1 || !["tableau", "waste"].includes(sourceKind)) return false;
+    const value = rank(cards[0]) + 1;
+    if (pileKind(target.id) === "foundation") return value === total;
+    if (!target.cards.length || this.covered(game, target.id)) return false;
+    const top = target.cards.at(-1);
+    return top !== null && value + rank(top) + 1 === total;
+  }
+
   /** Return the ids of the piles that would take the top `count` cards of pile `sourceId`. */
   destinations(game, sourceId, count) {
     const piles = game.state.piles;
@@ -185,8 +235,9 @@ export class TableRules {
 
   /**
    * Return the moves a double-click on pile `pileId` tries, in order: its complete run to an
-   * empty foundation that takes runs, its top card to each foundation that takes it, then its
-   * top card to the first empty free cell.
+   * empty foundation that takes runs, its top card to each foundation that takes it (a King to
+   * Pyramid's discard pile), then its top card to the first empty free cell, or to a waste that
+   * takes tableau cards (Golf, TriPeaks).
    */
   homeMoves(game, pileId) {
     const source = game.state.piles.find((pile) => pile.id === pileId);
@@ -203,6 +254,9 @@ export class TableRules {
     }
     const cell = pileKind(pileId) === "reserve" ? null : single.find((id) => pileKind(id) === "reserve");
     if (cell) moves.push({ type: "move", from: pileId, to: cell, count: 1 });
+    if (single.includes("waste") && this.rules.stock && this.rules.stock.waste_build) {
+      moves.push({ type: "move", from: pileId, to: "waste", count: 1 });
+    }
     return moves;
   }
 

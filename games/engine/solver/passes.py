@@ -46,6 +46,7 @@ from ..rules import (
     Return,
 )
 from ..state import State
+from .clearing import solve_clearing
 from .position import Position, redeals_left
 from .search import Avoid, BestFirst, Budget, DeepBestFirst, Outcome, Restarts, Search
 from .tables import AGGRESSIVE, SAFE, Rules, tables_for
@@ -167,8 +168,13 @@ def solve(
     deadline = start + budget_seconds if budget_seconds is not None else float("inf")
     if state.won:
         return SolveResult("won", [], 0, clock() - start)
-    rules = tables_for(state.variant, state.base_rank)
     ruled_out = _avoid(state, avoid, after)
+    if state.variant.clears_tableau:
+        found = solve_clearing(
+            state, nodes_limit=nodes_limit, deadline=deadline, clock=clock, avoid=ruled_out
+        )
+        return SolveResult(found[0], found[1], found[2], clock() - start, found[3])
+    rules = tables_for(state.variant, state.base_rank)
     # The passes take turns, each making its quantum of positions in a turn, so a deal one of
     # them wins quickly is won quickly. The streamlined passes play automatic moves that are
     # only likely safe: they may prove a win, never a loss; they are needed only where such
