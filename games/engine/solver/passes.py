@@ -99,8 +99,8 @@ def _passes(rules: Rules) -> list[Pass]:
     """Return the passes ``solve`` runs for ``rules``."""
     if rules.runs:
         return [
-            (Restarts, rules, AGGRESSIVE, 8192, False),
-            (DeepBestFirst, rules, AGGRESSIVE, 4096, False),
+            (DeepBestFirst, rules, AGGRESSIVE, 16384, False),
+            (Restarts, rules, AGGRESSIVE, 4096, False),
             (Search, rules, SAFE, 2048, True),
         ]
     if rules.back is Return.NONE and rules.redeal_hook is None:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Generator, Hashable
 from operator import itemgetter
 from typing import Literal
 
-from ..cards import SUIT_OF
+from ..cards import CARDS_PER_DECK, SUIT_OF
 from ..moves import AnyMove, Deal, Move, Redeal
 from ..state import Pile
 from .position import Position, redeals_left
@@ -28,6 +28,14 @@ RESTART_NOISE = 1.0
 # The best-first pass keeps the positions it has yet to expand; past this many it gives way
 # to the depth-first pass (about 200 bytes each).
 MAX_FRONTIER = 1_000_000
+# Spider's estimate (``spider_promise``): what a card on the foundations, an empty pile and a
+# card on the next of its suit earn, and what a face-down card and a card on one it does not
+# build on cost.
+SPIDER_RUN = 20
+SPIDER_EMPTY = 60
+SPIDER_SAME = 6
+SPIDER_HIDDEN = 25
+SPIDER_BREAK = 4
 
 
 class Avoid:
@@ -142,6 +150,13 @@ class Search:
         # Spider, in the passes that may only find wins: a run moves whole, or onto a card of
         # its suit (never split onto another suit).
         whole_runs = bool(r.runs) and self.use_autos == AGGRESSIVE
+        tbuilds = r.tbuilds
+        spider_empty = -1
+        if whole_runs:
+            for t in r.tableau:
+                if not cards[t]:
+                    spider_empty = t
+                    break
         scored: list[tuple[int, IMove]] = []
         append = scored.append
         # The moves come grouped by source: what depends on the source alone is read once.
@@ -181,6 +196,20 @@ class Search:
             left = size - k
             if tableau_free and left == 0 and from_tab and is_tab[d] and not cards[d]:
                 continue  # a whole pile onto an empty one: the same position
+            if whole_runs and from_tab and is_tab[d]:
+                # Spider's greedy passes: a run goes to the first empty pile only, a whole pile
+                # never to an empty one, and a run lying on a card it builds on moves only to
+                # reveal a card or onto a card of its suit (not sideways).
+                if not cards[d]:
+                    if d != spider_empty or left == 0:
+                        continue
+                elif SUIT_OF[cards[d][-1]] == SUIT_OF[cards[s][-k]]:
+                    append((3 * 64, move))
+                    continue
+                elif (
+                    left > from_hidden and tbuilds[cards[s][-k - 1] * CARDS_PER_DECK + cards[s][-k]]
+                ):
+                    continue
             if to_found:
                 score = 0
             elif from_found:
@@ -490,11 +519,15 @@ class BestFirst(Search):
             return "won", [root_log]
         seen = self.seen
         seen.add(self.key())
+        rate = self.rate
+        # Of positions rated alike, the oldest first; in Spider, the newest (deepest) first.
+        order = -1 if pos.r.runs else 1
         # For each position found: its parent's number and the log of the move to it.
         parents: list[tuple[int, list[tuple[str, object]]]] = [(-1, root_log)]
-        frontier: list[tuple[int, int, bytes]] = [(0, 0, pos.snapshot())]
+        frontier: list[tuple[int, int, bytes]] = [(0, order, pos.snapshot())]
         while frontier:
             _, number, packed = heapq.heappop(frontier)
+            number = abs(number) - 1
             pos.restore(packed)
             self.nodes += 1
             yield
@@ -507,12 +540,19 @@ class BestFirst(Search):
                     self.work += 2
                     if pos.won:
                         return "won", self._path(parents, len(parents) - 1)
-                    heapq.heappush(frontier, (-pos.promise(), len(parents) - 1, pos.snapshot()))
+                    heapq.heappush(frontier, (-rate(), order * len(parents), pos.snapshot()))
                     if len(frontier) > MAX_FRONTIER:
                         self.undo(log)
                         raise Budget
                 self.undo(log)
         return "lost", None
+
+    def rate(self) -> int:
+        """Return how near the position looks to a win (higher is nearer)."""
+        pos = self.pos
+        if not pos.r.runs:
+            return pos.promise()
+        return spider_promise(pos)
 
     @staticmethod
     def _path(
@@ -532,3 +572,31 @@ class DeepBestFirst(BestFirst):
     automatic moves are used."""
 
     depth_weight = 2 * PROMISE_DEPTH
+
+
+def spider_promise(pos: Position) -> int:
+    """Return how near a Spider position looks to a win: complete runs, cards face up, runs in
+    suit, empty piles."""
+    r = pos.r
+    cards = pos.cards
+    hidden = pos.hidden
+    same = r.sbuilds
+    fits = r.tbuilds
+    score = SPIDER_RUN * pos.infound
+    for t in r.tableau:
+        pile = cards[t]
+        if not pile:
+            score += SPIDER_EMPTY
+            continue
+        h = hidden[t]
+        score -= SPIDER_HIDDEN * h
+        previous = pile[h]
+        for i in range(h + 1, len(pile)):
+            c = pile[i]
+            pair = previous * CARDS_PER_DECK + c
+            if same[pair]:
+                score += SPIDER_SAME
+            elif not fits[pair]:
+                score -= SPIDER_BREAK
+            previous = c
+    return score
