@@ -227,6 +227,8 @@ class Rules:
             and stock.deal_to is Kind.WASTE
             and not refills & {variant.stock_index, variant.waste_index}
         )
+        # Whether the stock deals several cards at a time to a waste (``Position.autos``).
+        self.waste_grouped = stock is not None and stock.deal_to is Kind.WASTE and stock.cards > 1
         self.tableau_dealt = stock is not None and stock.deal_to is Kind.TABLEAU
         self.reserve_dealt = stock is not None and stock.deal_to is Kind.RESERVE
         self.reserve_refill = len(self.reserves) > 1 and bool(refills & set(self.reserves))
