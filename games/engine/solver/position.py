@@ -738,7 +738,11 @@ class Position:
         Its other cards never lie on the cards left out, nor those on them (only lower cards
         can), so each is on top in the same piles as before; a foundation then holds the same
         cards or those it held plus the lower ones and ``c``, so it takes the same cards and
-        shows the same top when one of the other cards leaves it.
+        shows the same top when one of the other cards leaves it. Where sequences move, one
+        with ``c`` (or a lower card) on top moves without it, from the same card to the same
+        pile; a stock dealing to a waste deals the same cards, less ``c``, which from a waste
+        is played only where the stock deals one card at a time or the waste is not turned
+        over again (``autos``).
         """
         if not self.r.returning_safe[c]:
             return False

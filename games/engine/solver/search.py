@@ -11,9 +11,10 @@ from typing import Literal
 
 from ..cards import CARDS_PER_DECK, SUIT_OF
 from ..moves import AnyMove, Deal, Move, Redeal
+from ..rules import Return
 from ..state import Pile
 from .position import Position, redeals_left
-from .tables import AGGRESSIVE, DEAL, PROMISE_DEPTH, REDEAL, IMove, Record
+from .tables import AGGRESSIVE, DEAL, PROMISE_DEPTH, REDEAL, SAFE, IMove, Record, Rules
 
 _first = itemgetter(0)
 Outcome = Literal["won", "lost", "unknown"]
@@ -113,6 +114,8 @@ class Search:
         # one of them before its last automatic move.
         self.avoided: set[Hashable] = set()
         self.crossed = False
+        # Whether foundation returns no card could follow are left out (``_useless_returns``).
+        self.prune_returns = autos == SAFE and returns_pruned(pos.r)
 
     def children(self, parent: IMove | None) -> list[IMove]:
         pos = self.pos
@@ -157,6 +160,8 @@ class Search:
                 if not cards[t]:
                     spider_empty = t
                     break
+        # Returns from a foundation that no card could follow onto (``_useless_returns``).
+        useless = self._useless_returns() if self.prune_returns else ()
         scored: list[tuple[int, IMove]] = []
         append = scored.append
         # The moves come grouped by source: what depends on the source alone is read once.
@@ -178,6 +183,8 @@ class Search:
                 skip_source = returns_undone and from_found
             to_found = is_found[d]
             if skip_source and not to_found:
+                continue
+            if from_found and s in useless and not to_found:
                 continue
             if first_empty >= 0 and d != first_empty and is_tab[d] and not cards[d]:
                 continue  # the same position as the move to the first empty pile
@@ -233,6 +240,44 @@ class Search:
             scored.sort(key=lambda item: item[0] + noise * shuffle.random())
         # The stack pops from the end: the best move last.
         return [move for _, move in reversed(scored)]
+
+    def _useless_returns(self) -> tuple[int, ...]:
+        """Return the foundations whose top card the full search need not take back (rules
+        as ``returns_pruned`` checks): no card that could ever follow it, or any card under
+        it, onto the tableau could move there next.
+
+        Take a shortest winning line that takes a card ``c`` back. Something it exposes is
+        used before ``c`` goes up again: a card is put on ``c``, or the card under ``c`` is
+        taken back too, and so on down to a card ``y`` that a card ``x`` is put on (else the
+        line would be shorter without those moves: nothing but ``c`` goes on its foundation,
+        and a card nothing lies on only covers others). The cards taken back then move, in
+        the line, just before ``x``'s move, which is legal as before; and ``x`` could move then:
+        face up on the tableau, on a foundation (not an Ace: the line never takes one back),
+        or the waste's top after some deals. Taking ``c`` back where no such ``x`` is so placed
+        is not needed for a win.
+        """
+        pos = self.pos
+        r = pos.r
+        cards = pos.cards
+        hidden = pos.hidden
+        reachable: set[int] = set()
+        for t in r.tableau:
+            reachable.update(cards[t][hidden[t] :])
+        for f in r.foundations:
+            # Not the Aces: taking one back is never needed (nothing goes on it, nothing
+            # under it).
+            reachable.update(cards[f][1:])
+        if r.waste is not None and r.stock is not None:
+            if cards[r.waste]:
+                reachable.add(cards[r.waste][-1])
+            reachable.update(c for _, c in self._waste_tops())
+        tsucc = r.tsucc
+        out = []
+        for f in r.foundations:
+            pile = cards[f]
+            if pile and not any(x in reachable for y in pile for x in tsucc[y]):
+                out.append(f)
+        return tuple(out)
 
     def root_children(self) -> list[IMove]:
         """Return the moves from the position the search starts at, less the first moves the
@@ -441,6 +486,13 @@ class Search:
                     parent = move
             stack.append((parent, self.children(parent)))
         return "lost", None
+
+
+def returns_pruned(r: Rules) -> bool:
+    """Return whether ``Search._useless_returns`` holds for these rules: one deck, four
+    foundations up in suit from the Ace taking cards back to the tableau, no reserves or free
+    cells, no redeal hook, a stock (if any) dealing to a waste."""
+    return r.any_returning_safe and not r.reserves and not r.cells and r.back is Return.TABLEAU
 
 
 def luby(i: int) -> int:

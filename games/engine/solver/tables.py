@@ -346,10 +346,9 @@ class Rules:
         if (
             self.back is Return.NONE
             or self.decks != 1
-            or variant.stock is not None
+            or (variant.stock is not None and variant.stock.deal_to is not Kind.WASTE)
             or self.redeal_hook is not None
             or refills
-            or any(self.sequences)
             or len(self.foundations) != 4
             or foundation_rules != {(Build(Direction.UP, SuitRule.SAME, False), 1)}
         ):
