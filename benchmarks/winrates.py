@@ -21,11 +21,13 @@ import multiprocessing
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from games.engine import builtin_variant, deal, practice_seed, solve
+from games.engine.rules import Return
 
 VARIANTS = [
     "caprice",
@@ -71,9 +73,14 @@ def quartiles(values: list[float]) -> str:
     return f"{min(values):.3g} / {q[0]:.3g} / {q[1]:.3g} / {q[2]:.3g} / {max(values):.3g}"
 
 
-def study(slug: str, deals: int, seconds: float, prefix: str = "study") -> dict[str, object]:
-    """Solve ``deals`` deals of ``slug``; return the outcome counts and distributions."""
+def study(
+    slug: str, deals: int, seconds: float, prefix: str = "study", back: str | None = None
+) -> dict[str, object]:
+    """Solve ``deals`` deals of ``slug`` (with ``back``, a copy whose foundations give cards
+    back by that rule); return the outcome counts and distributions."""
     variant = builtin_variant(slug)
+    if back is not None:
+        variant = replace(variant, foundation_return=Return(back))
     counts = {"won": 0, "lost": 0, "unknown": 0}
     times: list[float] = []
     nodes: list[float] = []
@@ -153,12 +160,20 @@ def main() -> None:
     parser.add_argument("--prefix", default="study", help="seed texts <prefix>-0 … <prefix>-<N-1>")
     parser.add_argument("--note", default="", help="a paragraph to end the report with")
     parser.add_argument(
+        "--foundation-return",
+        choices=[rule.value for rule in Return],
+        help="study copies of the variants whose foundations give cards back by this rule",
+    )
+    parser.add_argument(
         "--out", default=str(Path(__file__).resolve().parent.parent / "docs" / "winrates.md")
     )
     args = parser.parse_args()
     results: dict[str, dict[str, object]] = {}
     started = time.perf_counter()
-    tasks = [(slug, args.deals, args.seconds, args.prefix) for slug in args.variants]
+    tasks = [
+        (slug, args.deals, args.seconds, args.prefix, args.foundation_return)
+        for slug in args.variants
+    ]
     with multiprocessing.Pool(max(1, args.jobs)) as pool:
         for slug, data in zip(args.variants, pool.starmap(study, tasks), strict=True):
             results[slug] = data

@@ -32,7 +32,7 @@ from games.engine.solver.position import Position
 from games.engine.solver.search import BestFirst, Budget, DeepBestFirst, Restarts, Search, luby
 from games.engine.solver.tables import AGGRESSIVE, DEAL, REDEAL, SAFE, IMove, Rules
 from games.engine.text import parse
-from tests.engine.conftest import engine
+from tests.engine.conftest import Table, engine
 from tests.engine.test_rules_box_kite import BASES as BOX_KITE_BASES
 
 CASTILE_FOUNDATIONS = """
@@ -218,6 +218,7 @@ def _full_search(state: State, *, autos: bool) -> str:
     rules = Rules(state.variant, state.base_rank)
     if not autos:
         rules.returning_safe = (False,) * len(rules.returning_safe)
+        rules.any_returning_safe = False
     search = Search(
         Position(rules, state), autos=SAFE, nodes_left=300_000, deadline=1e18, clock=float
     )
@@ -241,6 +242,73 @@ def test_the_full_search_with_its_automatic_moves_agrees_with_one_without(table)
         assert with_autos == without
         outcomes.append(with_autos)
     assert {"won", "lost"} <= set(outcomes)
+
+
+LOW, STOCK, PILES = 7, 6, 4
+
+
+def _klondike_endgame(rng: random.Random) -> str:
+    """Return a Klondike board with each suit up to a random rank, some of the rest in the
+    stock and the others dealt at random on the tableau, face down but for each top card."""
+    lines, rest = _suits_up_to_random_ranks(rng, LOW, 11)
+    stock, rest = rest[: rng.randint(0, STOCK)], rest
+    rest = rest[len(stock) :]
+    dealt: dict[str, list[str]] = {}
+    for card in rest:
+        dealt.setdefault(f"tableau-{rng.randrange(PILES)}", []).append(card)
+    for pile, on in dealt.items():
+        lines.append(f"{pile} " + " ".join([f"({c})" for c in on[:-1]] + [on[-1]]))
+    if stock:
+        lines.append("stock " + " ".join(f"({c})" for c in stock))
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize("slug", ["klondike-draw-3", "klondike-draw-1"])
+def test_klondikes_full_search_with_its_automatic_moves_and_returns_left_out_agrees(slug) -> None:
+    # given: random Klondike endgames, where a foundation's top card may come back
+    klondike = Table(slug)
+    rng = random.Random(f"{slug} endgames")
+    outcomes = []
+    for _ in range(40):
+        state = klondike.position(_klondike_endgame(rng))
+
+        # when: the pass that proves losses, with its automatic moves and with the returns no
+        # card could follow left out, and with neither
+        with_autos = _full_search(state, autos=True)
+        without = _full_search(state, autos=False)
+
+        # then
+        assert with_autos == without
+        outcomes.append(with_autos)
+    assert {"won", "lost"} <= set(outcomes)
+
+
+def test_the_full_search_leaves_out_returns_no_card_could_follow(table) -> None:
+    # given: the 2 of hearts could come back, but both black Aces are up and nothing could
+    # go on the Ace of hearts; the 3 of clubs could come back onto the red 4 for the 2 of
+    # diamonds, face up on the tableau
+    state = table("klondike-draw-3").position(
+        """
+        foundation-0  AC 2C 3C
+        foundation-1  AD
+        foundation-2  AH 2H
+        foundation-3  AS
+        tableau-0     (KS) 4D
+        tableau-1     (KH) 3S
+        tableau-2     (KC) 2D
+        """
+    )
+    position = Position(Rules(state.variant, state.base_rank), state)
+    search = Search(position, autos=SAFE, nodes_left=1, deadline=1e18, clock=float)
+
+    # when
+    returns = {(s, d) for _, s, d, _ in search.children(None) if s in position.r.foundations}
+
+    # then
+    ids = state.variant.index
+    assert search.prune_returns
+    assert (ids["foundation-0"], ids["tableau-0"]) in returns
+    assert not any(s == ids["foundation-2"] for s, _ in returns)
 
 
 @pytest.mark.parametrize("slug", ["quadruple-canfield", "capricieuse"])

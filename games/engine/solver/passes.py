@@ -38,7 +38,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..moves import AnyMove, Deal, Move, Redeal
 from ..play import apply_move, legal_moves
@@ -91,22 +91,37 @@ def _line(rules: Rules, logs: list[list[tuple[str, object]]]) -> list[AnyMove]:
     return line
 
 
-def _passes(rules: Rules) -> list[tuple[type[Search], int, int]]:
-    """Return the passes ``solve`` runs for ``rules``: each one's kind, automatic moves and
-    quantum of work a turn."""
+# A pass: its kind, the rules it searches, its automatic moves, its quantum of work a turn,
+# and whether its end without a win proves a loss.
+Pass = tuple[type[Search], Rules, int, int, bool]
+
+
+def _passes(rules: Rules) -> list[Pass]:
+    """Return the passes ``solve`` runs for ``rules``."""
     if rules.runs:
         return [
-            (Restarts, AGGRESSIVE, 8192),
-            (DeepBestFirst, AGGRESSIVE, 4096),
-            (Search, SAFE, 2048),
+            (DeepBestFirst, rules, AGGRESSIVE, 16384, False),
+            (Restarts, rules, AGGRESSIVE, 4096, False),
+            (Search, rules, SAFE, 2048, True),
         ]
     if rules.back is Return.NONE and rules.redeal_hook is None:
-        return [(BestFirst, SAFE, 4096), (Search, SAFE, 4096)]
+        return [(BestFirst, rules, SAFE, 4096, True), (Search, rules, SAFE, 4096, True)]
+    if rules.macro and rules.redeal_hook is None:
+        # Klondike, where a foundation's top card may come back: a line that never takes a
+        # card back is a line of these rules too, and the game without returns has provably
+        # safe automatic moves, so a best-first pass over it finds most wins soonest.
+        kept = tables_for(replace(rules.variant, foundation_return=Return.NONE), rules.base_rank)
+        return [
+            (BestFirst, kept, SAFE, 16384, False),
+            (Restarts, rules, AGGRESSIVE, 8192, False),
+            (BestFirst, rules, AGGRESSIVE, 4096, False),
+            (Search, rules, SAFE, 2048, True),
+        ]
     return [
-        (Restarts, AGGRESSIVE, 8192),
-        (BestFirst, AGGRESSIVE, 4096),
-        (DeepBestFirst, AGGRESSIVE, 4096),
-        (Search, SAFE, 2048),
+        (Restarts, rules, AGGRESSIVE, 8192, False),
+        (BestFirst, rules, AGGRESSIVE, 4096, False),
+        (DeepBestFirst, rules, AGGRESSIVE, 4096, False),
+        (Search, rules, SAFE, 2048, True),
     ]
 
 
@@ -181,10 +196,10 @@ def solve(
     # moves differ from the provably safe ones. A best-first pass and a depth-first one find
     # different wins, so both run; the full search, whose exhaustion proves a loss, runs beside.
     running = []
-    for kind, autos, quantum in _passes(rules):
-        search = kind(Position(rules, state), autos=autos, nodes_left=0, deadline=0, clock=clock)
+    for kind, searched, autos, quantum, proves in _passes(rules):
+        search = kind(Position(searched, state), autos=autos, nodes_left=0, deadline=0, clock=clock)
         search.avoid = ruled_out
-        running.append((search, search.steps(), autos, quantum))
+        running.append((search, search.steps(), proves, quantum))
     searches = [turn[0] for turn in running]
 
     def made() -> int:
@@ -194,7 +209,7 @@ def solve(
     check = 0
     while running:
         for turn in list(running):
-            search, steps, autos, quantum = turn
+            search, steps, proves, quantum = turn
             until = search.work + quantum
             try:
                 while search.work < until:
@@ -212,7 +227,7 @@ def solve(
                 if outcome == "won":
                     assert logs is not None
                     return SolveResult("won", _line(rules, logs), nodes, clock() - start, made())
-                if autos == SAFE:
+                if proves:
                     return SolveResult("lost", None, nodes, clock() - start, made())
                 running.remove(turn)
             except Budget:

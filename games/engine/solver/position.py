@@ -738,7 +738,11 @@ class Position:
         Its other cards never lie on the cards left out, nor those on them (only lower cards
         can), so each is on top in the same piles as before; a foundation then holds the same
         cards or those it held plus the lower ones and ``c``, so it takes the same cards and
-        shows the same top when one of the other cards leaves it.
+        shows the same top when one of the other cards leaves it. Where sequences move, one
+        with ``c`` (or a lower card) on top moves without it, from the same card to the same
+        pile; a stock dealing to a waste deals the same cards, less ``c``, which from a waste
+        is played only where the stock deals one card at a time or the waste is not turned
+        over again (``autos``).
         """
         if not self.r.returning_safe[c]:
             return False
@@ -777,6 +781,10 @@ class Position:
             safe = self._safe_returning
         cards = self.cards
         hidden = self.hidden
+        # A stock dealing several cards at a time to a waste it will turn over again: taking a
+        # card out of the waste changes which cards a later pass through it shows on top, so
+        # a move from the waste is never provably safe there.
+        waste = r.waste if mode == SAFE and r.waste_grouped and self.redeals != 0 else -1
         if changed is not None:
             # Whether to play depends only on the foundations, unchanged, and on the top card:
             # the other piles' tops still have no move.
@@ -786,7 +794,7 @@ class Position:
             for s in changed:
                 pile = cards[s]
                 n = len(pile)
-                if not n or hidden[s] >= n or not is_source[s]:
+                if not n or hidden[s] >= n or not is_source[s] or s == waste:
                     continue
                 c = pile[-1]
                 for f in takers[c]:
@@ -817,7 +825,7 @@ class Position:
                         wanted[c] = f
             for s in r.auto_sources:
                 pile = cards[s]
-                if not pile or hidden[s] >= len(pile):
+                if not pile or hidden[s] >= len(pile) or s == waste:
                     continue
                 target = wanted.get(pile[-1])
                 if target is not None and (mode == AGGRESSIVE or safe(pile[-1])):

@@ -9,11 +9,12 @@ from collections.abc import Callable, Generator, Hashable
 from operator import itemgetter
 from typing import Literal
 
-from ..cards import SUIT_OF
+from ..cards import CARDS_PER_DECK, SUIT_OF
 from ..moves import AnyMove, Deal, Move, Redeal
+from ..rules import Return
 from ..state import Pile
 from .position import Position, redeals_left
-from .tables import AGGRESSIVE, DEAL, PROMISE_DEPTH, REDEAL, IMove, Record
+from .tables import AGGRESSIVE, DEAL, PROMISE_DEPTH, REDEAL, SAFE, IMove, Record, Rules
 
 _first = itemgetter(0)
 Outcome = Literal["won", "lost", "unknown"]
@@ -28,6 +29,14 @@ RESTART_NOISE = 1.0
 # The best-first pass keeps the positions it has yet to expand; past this many it gives way
 # to the depth-first pass (about 200 bytes each).
 MAX_FRONTIER = 1_000_000
+# Spider's estimate (``spider_promise``): what a card on the foundations, an empty pile and a
+# card on the next of its suit earn, and what a face-down card and a card on one it does not
+# build on cost.
+SPIDER_RUN = 20
+SPIDER_EMPTY = 60
+SPIDER_SAME = 6
+SPIDER_HIDDEN = 25
+SPIDER_BREAK = 4
 
 
 class Avoid:
@@ -105,6 +114,8 @@ class Search:
         # one of them before its last automatic move.
         self.avoided: set[Hashable] = set()
         self.crossed = False
+        # Whether foundation returns no card could follow are left out (``_useless_returns``).
+        self.prune_returns = autos == SAFE and returns_pruned(pos.r)
 
     def children(self, parent: IMove | None) -> list[IMove]:
         pos = self.pos
@@ -142,6 +153,15 @@ class Search:
         # Spider, in the passes that may only find wins: a run moves whole, or onto a card of
         # its suit (never split onto another suit).
         whole_runs = bool(r.runs) and self.use_autos == AGGRESSIVE
+        tbuilds = r.tbuilds
+        spider_empty = -1
+        if whole_runs:
+            for t in r.tableau:
+                if not cards[t]:
+                    spider_empty = t
+                    break
+        # Returns from a foundation that no card could follow onto (``_useless_returns``).
+        useless = self._useless_returns() if self.prune_returns else ()
         scored: list[tuple[int, IMove]] = []
         append = scored.append
         # The moves come grouped by source: what depends on the source alone is read once.
@@ -164,6 +184,8 @@ class Search:
             to_found = is_found[d]
             if skip_source and not to_found:
                 continue
+            if from_found and s in useless and not to_found:
+                continue
             if first_empty >= 0 and d != first_empty and is_tab[d] and not cards[d]:
                 continue  # the same position as the move to the first empty pile
             if is_cell[d] and (d != first_cell or is_cell[s]):
@@ -181,6 +203,20 @@ class Search:
             left = size - k
             if tableau_free and left == 0 and from_tab and is_tab[d] and not cards[d]:
                 continue  # a whole pile onto an empty one: the same position
+            if whole_runs and from_tab and is_tab[d]:
+                # Spider's greedy passes: a run goes to the first empty pile only, a whole pile
+                # never to an empty one, and a run lying on a card it builds on moves only to
+                # reveal a card or onto a card of its suit (not sideways).
+                if not cards[d]:
+                    if d != spider_empty or left == 0:
+                        continue
+                elif SUIT_OF[cards[d][-1]] == SUIT_OF[cards[s][-k]]:
+                    append((3 * 64, move))
+                    continue
+                elif (
+                    left > from_hidden and tbuilds[cards[s][-k - 1] * CARDS_PER_DECK + cards[s][-k]]
+                ):
+                    continue
             if to_found:
                 score = 0
             elif from_found:
@@ -204,6 +240,44 @@ class Search:
             scored.sort(key=lambda item: item[0] + noise * shuffle.random())
         # The stack pops from the end: the best move last.
         return [move for _, move in reversed(scored)]
+
+    def _useless_returns(self) -> tuple[int, ...]:
+        """Return the foundations whose top card the full search need not take back (rules
+        as ``returns_pruned`` checks): no card that could ever follow it, or any card under
+        it, onto the tableau could move there next.
+
+        Take a shortest winning line that takes a card ``c`` back. Something it exposes is
+        used before ``c`` goes up again: a card is put on ``c``, or the card under ``c`` is
+        taken back too, and so on down to a card ``y`` that a card ``x`` is put on (else the
+        line would be shorter without those moves: nothing but ``c`` goes on its foundation,
+        and a card nothing lies on only covers others). The cards taken back then move, in
+        the line, just before ``x``'s move, which is legal as before; and ``x`` could move then:
+        face up on the tableau, on a foundation (not an Ace: the line never takes one back),
+        or the waste's top after some deals. Taking ``c`` back where no such ``x`` is so placed
+        is not needed for a win.
+        """
+        pos = self.pos
+        r = pos.r
+        cards = pos.cards
+        hidden = pos.hidden
+        reachable: set[int] = set()
+        for t in r.tableau:
+            reachable.update(cards[t][hidden[t] :])
+        for f in r.foundations:
+            # Not the Aces: taking one back is never needed (nothing goes on it, nothing
+            # under it).
+            reachable.update(cards[f][1:])
+        if r.waste is not None and r.stock is not None:
+            if cards[r.waste]:
+                reachable.add(cards[r.waste][-1])
+            reachable.update(c for _, c in self._waste_tops())
+        tsucc = r.tsucc
+        out = []
+        for f in r.foundations:
+            pile = cards[f]
+            if pile and not any(x in reachable for y in pile for x in tsucc[y]):
+                out.append(f)
+        return tuple(out)
 
     def root_children(self) -> list[IMove]:
         """Return the moves from the position the search starts at, less the first moves the
@@ -414,6 +488,13 @@ class Search:
         return "lost", None
 
 
+def returns_pruned(r: Rules) -> bool:
+    """Return whether ``Search._useless_returns`` holds for these rules: one deck, four
+    foundations up in suit from the Ace taking cards back to the tableau, no reserves or free
+    cells, no redeal hook, a stock (if any) dealing to a waste."""
+    return r.any_returning_safe and not r.reserves and not r.cells and r.back is Return.TABLEAU
+
+
 def luby(i: int) -> int:
     """Return the ``i``-th term (from 1) of Luby's sequence: 1, 1, 2, 1, 1, 2, 4, 1, 1, 2, …"""
     while True:
@@ -490,11 +571,15 @@ class BestFirst(Search):
             return "won", [root_log]
         seen = self.seen
         seen.add(self.key())
+        rate = self.rate
+        # Of positions rated alike, the oldest first; in Spider, the newest (deepest) first.
+        order = -1 if pos.r.runs else 1
         # For each position found: its parent's number and the log of the move to it.
         parents: list[tuple[int, list[tuple[str, object]]]] = [(-1, root_log)]
-        frontier: list[tuple[int, int, bytes]] = [(0, 0, pos.snapshot())]
+        frontier: list[tuple[int, int, bytes]] = [(0, order, pos.snapshot())]
         while frontier:
             _, number, packed = heapq.heappop(frontier)
+            number = abs(number) - 1
             pos.restore(packed)
             self.nodes += 1
             yield
@@ -507,12 +592,19 @@ class BestFirst(Search):
                     self.work += 2
                     if pos.won:
                         return "won", self._path(parents, len(parents) - 1)
-                    heapq.heappush(frontier, (-pos.promise(), len(parents) - 1, pos.snapshot()))
+                    heapq.heappush(frontier, (-rate(), order * len(parents), pos.snapshot()))
                     if len(frontier) > MAX_FRONTIER:
                         self.undo(log)
                         raise Budget
                 self.undo(log)
         return "lost", None
+
+    def rate(self) -> int:
+        """Return how near the position looks to a win (higher is nearer)."""
+        pos = self.pos
+        if not pos.r.runs:
+            return pos.promise()
+        return spider_promise(pos)
 
     @staticmethod
     def _path(
@@ -532,3 +624,31 @@ class DeepBestFirst(BestFirst):
     automatic moves are used."""
 
     depth_weight = 2 * PROMISE_DEPTH
+
+
+def spider_promise(pos: Position) -> int:
+    """Return how near a Spider position looks to a win: complete runs, cards face up, runs in
+    suit, empty piles."""
+    r = pos.r
+    cards = pos.cards
+    hidden = pos.hidden
+    same = r.sbuilds
+    fits = r.tbuilds
+    score = SPIDER_RUN * pos.infound
+    for t in r.tableau:
+        pile = cards[t]
+        if not pile:
+            score += SPIDER_EMPTY
+            continue
+        h = hidden[t]
+        score -= SPIDER_HIDDEN * h
+        previous = pile[h]
+        for i in range(h + 1, len(pile)):
+            c = pile[i]
+            pair = previous * CARDS_PER_DECK + c
+            if same[pair]:
+                score += SPIDER_SAME
+            elif not fits[pair]:
+                score -= SPIDER_BREAK
+            previous = c
+    return score

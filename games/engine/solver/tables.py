@@ -227,6 +227,8 @@ class Rules:
             and stock.deal_to is Kind.WASTE
             and not refills & {variant.stock_index, variant.waste_index}
         )
+        # Whether the stock deals several cards at a time to a waste (``Position.autos``).
+        self.waste_grouped = stock is not None and stock.deal_to is Kind.WASTE and stock.cards > 1
         self.tableau_dealt = stock is not None and stock.deal_to is Kind.TABLEAU
         self.reserve_dealt = stock is not None and stock.deal_to is Kind.RESERVE
         self.reserve_refill = len(self.reserves) > 1 and bool(refills & set(self.reserves))
@@ -344,10 +346,9 @@ class Rules:
         if (
             self.back is Return.NONE
             or self.decks != 1
-            or variant.stock is not None
+            or (variant.stock is not None and variant.stock.deal_to is not Kind.WASTE)
             or self.redeal_hook is not None
             or refills
-            or any(self.sequences)
             or len(self.foundations) != 4
             or foundation_rules != {(Build(Direction.UP, SuitRule.SAME, False), 1)}
         ):
