@@ -5,6 +5,8 @@ is not a key of the document: it is read from the rules that make each classic w
 admin's copy of Klondike with two redeals is still a Klondike, and a document no family fits is
 ``"other"``. The tests are tried in this order, the first that fits wins:
 
+- ``golf``: the goal is to clear the tableau (``"goal": "clear-tableau"``: Golf, TriPeaks,
+  Pyramid);
 - ``freecell``: its reserves are free cells (``reserves.free_cells``);
 - ``spider``: a foundation takes only complete suit runs (``complete_runs``);
 - ``yukon``: the tableau moves any face-up group (``tableau.moves`` is ``"any"``);
@@ -18,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-FAMILIES = ("klondike", "freecell", "spider", "yukon", "canfield", "other")
+FAMILIES = ("klondike", "freecell", "spider", "yukon", "canfield", "golf", "other")
 """Every family, in the order a list of them is shown."""
 
 
@@ -33,6 +35,8 @@ def _list(value: Any) -> list[Any]:
 def family(document: Mapping[str, Any]) -> str:
     """Return the family of a rules document (one of ``FAMILIES``)."""
     tableau = _mapping(document.get("tableau"))
+    if document.get("goal") == "clear-tableau":
+        return "golf"
     if _mapping(document.get("reserves")).get("free_cells"):
         return "freecell"
     if any(_mapping(pile).get("complete_runs") for pile in _list(document.get("foundations"))):

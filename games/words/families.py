@@ -26,6 +26,7 @@ def family_name(code: str) -> str:
         "spider": pgettext("family of games", "Spider"),
         "yukon": pgettext("family of games", "Yukon"),
         "canfield": pgettext("family of games", "Canfield"),
+        "golf": pgettext("family of games", "Golf and Pyramid"),
         "other": _("Other games"),
     }
     return names.get(code, code)

@@ -24,6 +24,10 @@ EXPECTED = {
     "spider-1-suit": "spider",
     "spider-4-suits": "spider",
     "yukon": "yukon",
+    "golf": "golf",
+    "golf-wrap": "golf",
+    "tripeaks": "golf",
+    "pyramid": "golf",
 }
 
 

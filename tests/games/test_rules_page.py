@@ -194,7 +194,7 @@ def test_the_rules_index_groups_the_games_by_family(client, variants):
 
     # then each family heads its games, in the order of the families, and every game is listed
     headings = re.findall(r'<section class="rules-family" aria-labelledby="family-(\w+)"', page)
-    assert headings == ["klondike", "freecell", "spider", "yukon", "canfield", "other"]
+    assert headings == ["klondike", "freecell", "spider", "yukon", "canfield", "golf", "other"]
     for entry in catalogue():
         assert page.count(f'href="/rules/{entry["slug"]}/"') == 1
     spider = page.split('id="family-spider"')[1].split("</section>")[0]

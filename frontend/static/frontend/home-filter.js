@@ -14,6 +14,7 @@ const FAMILY_NAMES = {
   spider: () => t("Spider"),
   yukon: () => t("Yukon"),
   canfield: () => t("Canfield"),
+  golf: () => t("Golf and Pyramid"),
   other: () => t("Other games"),
 };
 
