@@ -24,7 +24,11 @@ changed in place and changed back), with its own move generation, checked agains
   buried cards the foundations take next twice as heavily) with greedy automatic moves where
   those differ from the safe ones, which may only prove a win, and the full search, whose
   exhaustion is a proof of loss (where the greedy moves are the safe ones, the best-first pass
-  is a full search too). Budgets are counted on a clock the caller gives, CPU time by default.
+  is a full search too). Where a foundation's top card may come back and a stock deals to a
+  waste (Klondike), one more best-first pass searches the same game without returns, whose
+  lines are lines of the game too; Spider's best-first pass rates positions by its own measure
+  (``search.spider_promise``). Budgets are counted on a clock the caller gives, CPU time by
+  default.
 
 The line of a ``won`` result holds moves a player could send (no undo), and replays with the
 engine from the given position to a won one. A game's hint passes ``avoid`` and ``after``
