@@ -10,6 +10,13 @@ request, and as many threads as requests in flight, all asking the database pool
 lends one to each request for its whole life: the request's synchronous code runs on that thread
 (so Django's per-thread state, such as its database connection, stays with the request), and
 the next request reuses it. A request that finds none free waits on the event loop, in order.
+
+Every view of the service is synchronous, so the request makes one hop to its thread, not three
+or more: the body is read on the loop, then the thread sends ``request_started``, runs the
+middleware chain (loaded synchronous, as under WSGI) and the view, and closes a response that is
+not streamed (``request_finished``: its database connection goes back to the pool); the answer
+is written on the loop. A streamed response (a static file, an export) is closed after it is
+sent, with one more hop.
 This bounds a worker's concurrent requests to ``ASGI_THREADS`` (at most the database pool's
 size: ``config.checks``), and while more than ``ADMISSION_REQUESTS_WAITING`` requests wait,
 the worker is full for ``core.admission``: new games and sockets are refused with a delay,
@@ -23,9 +30,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any, ClassVar
 
-from asgiref.sync import SyncToAsync, ThreadSensitiveContext
+from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
 from django.conf import settings
-from django.core.handlers.asgi import ASGIHandler
+from django.core import signals
+from django.core.exceptions import RequestAborted
+from django.core.handlers.asgi import ASGIHandler, get_script_prefix
+from django.core.handlers.base import BaseHandler
+from django.http import FileResponse, HttpResponseBase
+from django.urls import set_script_prefix
 
 from core import admission
 
@@ -41,6 +53,9 @@ class PooledThreadsHandler(ASGIHandler):
             raise ValueError("ASGI_THREADS must be at least 1")
         self.threads = threads
         self._free: asyncio.Queue[ThreadSensitiveContext] | None = None
+        # The middleware chain as the request's thread runs it: synchronous.
+        self._sync = BaseHandler()
+        self._sync.load_middleware(is_async=False)
         admission.watch("HTTP requests waiting for a thread", self.queue_over_limit)
 
     def _contexts(self) -> asyncio.Queue[ThreadSensitiveContext]:
@@ -71,6 +86,39 @@ class PooledThreadsHandler(ASGIHandler):
         finally:
             SyncToAsync.thread_sensitive_context.reset(token)
             free.put_nowait(context)
+
+    async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        """Serve one request: its body read here, the rest on its thread in one hop."""
+        try:
+            body_file = await self.read_body(receive)
+        except RequestAborted:
+            return
+        try:
+            response = await sync_to_async(self._serve, thread_sensitive=True)(scope, body_file)
+            try:
+                await self.send_response(response, send)
+            except asyncio.CancelledError:
+                pass  # the client went away while the answer was being written
+            finally:
+                if response.streaming:
+                    await sync_to_async(response.close, thread_sensitive=True)()
+        finally:
+            body_file.close()
+
+    def _serve(self, scope: dict[str, Any], body_file: Any) -> HttpResponseBase:
+        """On the request's thread: the signals, the middleware chain and the view."""
+        set_script_prefix(get_script_prefix(scope))
+        signals.request_started.send(sender=self.__class__, scope=scope)
+        request, response = self.create_request(scope, body_file)
+        if request is not None:
+            response = self._sync.get_response(request)
+            response._handler_class = self.__class__  # type: ignore[attr-defined]
+            if isinstance(response, FileResponse):
+                response.block_size = self.chunk_size
+        assert response is not None
+        if not response.streaming:
+            response.close()  # its content is in memory; the connection goes back now
+        return response
 
     @classmethod
     def queue_over_limit(cls) -> bool:
