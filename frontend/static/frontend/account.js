@@ -83,8 +83,8 @@ function tokensSection() {
       end.disabled = true;
       try {
         await api("DELETE", `/api/me/tokens/${token.id}/`);
-        say(message, t("The token is ended."));
         await load();
+        say(message, t("The token is ended."));
       } catch (error) {
         say(message, error.detail, "error");
         end.disabled = false;
@@ -108,8 +108,8 @@ function tokensSection() {
     endAll.disabled = true;
     try {
       await api("DELETE", "/api/me/tokens/");
-      say(message, t("Every token is ended."));
       await load();
+      say(message, t("Every token is ended."));
     } catch (error) {
       say(message, error.detail, "error");
       endAll.disabled = false;
