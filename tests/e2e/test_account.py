@@ -27,7 +27,11 @@ CASES = {
 }
 WORDS = {
     "en": {"title": "My account", "with": "(with a password)", "ended": "The token is ended."},
-    "fr": {"title": "Mon compte", "with": "(avec un mot de passe)", "ended": "Le jeton a pris fin."},
+    "fr": {
+        "title": "Mon compte",
+        "with": "(avec un mot de passe)",
+        "ended": "Le jeton a pris fin.",
+    },
 }
 
 
