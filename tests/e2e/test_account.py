@@ -63,7 +63,7 @@ def test_a_player_manages_and_deletes_the_account(new_page: Any, case: str, tmp_
     language, options = CASES[case]
     words = WORDS[language]
     touch = options.get("has_touch", False)
-    # (the refused deletion is a 400 the browser logs)
+    # (the refused password and deletion are 400s the browser logs)
     page = new_page(expected_console=("status of 400",), **options)
     name = nickname("Owner")
     join_as_guest(page, name)
@@ -89,6 +89,13 @@ def test_a_player_manages_and_deletes_the_account(new_page: Any, case: str, tmp_
     page.wait_for_selector("#account-note .note")
     assert page.inner_text("#account-kind") == words["with"]
     assert page.locator("#current-password").count() == 1
+
+    # when changing it, a wrong current password is refused in the form
+    page.fill("#current-password", "not the pass phrase")
+    page.fill("#new-password", "another long phrase")
+    page.click("#password-submit")
+    page.wait_for_selector("#password-message .error")
+    assert page.evaluate("document.activeElement.id") == "current-password"
 
     # then the tokens are listed, with their dates: the guest's sign-in's and the one made
     page.wait_for_selector("#token-list .token")
