@@ -1,5 +1,6 @@
 // Daily Patience: the single-page client. Hash routes: #/ (home), #/play/<id>, #/daily/<slug>/<date>,
-// #/players/<nickname>, #/days/<slug>, #/replay/<id>, #/leagues (and /join/<code>, /<id>).
+// #/players/<nickname>, #/days/<slug>, #/replay/<id>, #/leagues (and /join/<code>, /<id>), #/account.
+import { accountView } from "./account.js";
 import { daysView } from "./days.js";
 import { homeView } from "./home.js";
 import { loadIdentity, onIdentityChange, renderIdentity, session } from "./identity.js";
@@ -34,6 +35,7 @@ function parseRoute() {
   if (parts[0] === "replay" && parts[1]) return { name: "replay", id: parts[1] };
   if (parts[0] === "leagues" && parts[1] === "join" && parts[2]) return { name: "leagues", code: parts[2] };
   if (parts[0] === "leagues") return { name: "leagues", id: parts[1] || null };
+  if (parts[0] === "account") return { name: "account" };
   return { name: "home" };
 }
 
@@ -50,6 +52,7 @@ async function route() {
   else if (where.name === "days") close = await daysView(root, where.slug);
   else if (where.name === "replay") close = await replayView(root, where.id);
   else if (where.name === "leagues") close = await leaguesView(root, where);
+  else if (where.name === "account") close = await accountView(root);
   else close = await homeView(root);
   if (current !== routeCount) {
     if (close) close();

@@ -1,4 +1,5 @@
-// Who is playing: the nickname in the header, the guest / log in / register form, and logout.
+// Who is playing: the nickname in the header with a link to my account, the guest / log in /
+// register form, and logout.
 import { api } from "./api.js";
 import { h, mount, say } from "./dom.js";
 import { t } from "./i18n.js";
@@ -11,7 +12,8 @@ export function onIdentityChange(fn) {
   return () => listeners.delete(fn);
 }
 
-function setPlayer(player) {
+/** Change who is playing (after a sign-in, a sign-out, a new password) and tell the listeners. */
+export function setPlayer(player) {
   session.player = player;
   session.known = true;
   for (const fn of listeners) fn(player);
@@ -56,6 +58,7 @@ export function renderIdentity(area) {
           h("strong", { id: "nickname" }, session.player.nickname),
         ),
       ),
+      h("a", { href: "#/account", id: "account-link", class: "account-link" }, t("My account")),
       logout,
       panel,
     );
