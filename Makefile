@@ -6,7 +6,7 @@ PYTHON_BOOT := $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
 
-.PHONY: run test lint lock drill messages screenshots icons bench fuzz load soak board movepath solver-bench winrates difficulty clean
+.PHONY: run test lint lock drill messages screenshots icons bench fuzz load soak board movepath http-bench solver-bench winrates difficulty clean
 
 # The service and, beside it, the scheduler (the day's certified deals, closed days, the deals
 # admins asked to regenerate); stopping the service stops both.
@@ -175,6 +175,11 @@ movepath: $(VENV)/.installed-bench
 # The solver against its targets: decided shares and positions per second on bench-0 … bench-99,
 # for every daily variant shipped (about 35 minutes on 2 cores: two variants at a time, each deal
 # 10 s of CPU; Spider's undecided deals take their whole budget).
+# The cost of one HTTP request (rate, p50/p99, worker CPU a request) beside a bare echo app, on
+# one worker (benchmarks/request_cost.py, docs/benchmarks.md).
+http-bench: $(VENV)/.installed-bench
+	$(BIN)/python benchmarks/request_cost.py
+
 solver-bench: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/solver.py --deals 100 --seconds 10 --jobs 2
 

@@ -194,10 +194,13 @@ class Server:
         raise RuntimeError(f"{self.name} did not answer {ready_path} in {timeout} s")
 
     def worker_pids(self) -> list[int]:
-        """Return the worker processes (children of the uvicorn supervisor)."""
+        """Return the worker processes (children of the uvicorn supervisor; with one worker,
+        uvicorn itself)."""
         if self.process is None:
             return []
         master = self.process.pid
+        if self.workers == 1:
+            return [master]
         pids = []
         for entry in Path("/proc").iterdir():
             if entry.name.isdigit() and _ppid(int(entry.name)) == master:
