@@ -192,7 +192,8 @@ winrates: $(VENV)/.installed-run
 # (about 40 minutes on two cores): writes games/engine/difficulty.json (docs/winrates.md).
 difficulty: $(VENV)/.installed-run
 	$(BIN)/python benchmarks/difficulty.py --deals 100 --nodes 30000 --jobs 2 \
-		--variants caprice castile quadruple-canfield capricieuse canfield beleaguered-castle
+		--variants caprice castile quadruple-canfield capricieuse canfield beleaguered-castle \
+			klondike-draw-3 freecell spider-2-suits
 	$(BIN)/python benchmarks/difficulty.py --deals 100 --nodes 300000 --jobs 2 --variants box-kite
 
 clean:
