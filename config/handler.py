@@ -18,9 +18,11 @@ not streamed (``request_finished``: its database connection goes back to the poo
 is written on the loop. A streamed response (a static file, an export) is closed after it is
 sent, with one more hop.
 This bounds a worker's concurrent requests to ``ASGI_THREADS`` (at most the database pool's
-size: ``config.checks``), and while more than ``ADMISSION_REQUESTS_WAITING`` requests wait,
-the worker is full for ``core.admission``: new games and sockets are refused with a delay,
-rather than queueing until the pool's timeout answers 503.
+size: ``config.checks``), and while the request that has waited longest for a thread has waited
+more than ``ADMISSION_REQUEST_WAIT_MS``, the worker is full for ``core.admission``: new games and
+sockets are refused with a delay. The wait, not the number waiting, says when a worker is
+behind: a request costs about a millisecond of its thread, so forty requests waiting are forty
+milliseconds of queue, while one request waiting a second is a worker that cannot keep up.
 
 Under WSGI and Django's test client none of this applies.
 """
@@ -28,6 +30,8 @@ Under WSGI and Django's test client none of this applies.
 from __future__ import annotations
 
 import asyncio
+import itertools
+import time
 from typing import Any, ClassVar
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
@@ -45,7 +49,8 @@ from core import admission
 class PooledThreadsHandler(ASGIHandler):
     """An ASGI handler that lends each request one of ``threads`` long-lived thread contexts."""
 
-    waiting: ClassVar[int] = 0  # requests of this process waiting for a thread
+    waiting: ClassVar[dict[int, float]] = {}  # requests of this process waiting: since when
+    _tickets = itertools.count()
 
     def __init__(self, threads: int) -> None:
         super().__init__()
@@ -56,7 +61,7 @@ class PooledThreadsHandler(ASGIHandler):
         # The middleware chain as the request's thread runs it: synchronous.
         self._sync = BaseHandler()
         self._sync.load_middleware(is_async=False)
-        admission.watch("HTTP requests waiting for a thread", self.queue_over_limit)
+        admission.watch("HTTP requests' wait for a thread", self.queue_over_limit)
 
     def _contexts(self) -> asyncio.Queue[ThreadSensitiveContext]:
         # Made on first use, on the loop that serves the requests.
@@ -73,11 +78,12 @@ class PooledThreadsHandler(ASGIHandler):
         try:
             context = free.get_nowait()
         except asyncio.QueueEmpty:
-            PooledThreadsHandler.waiting += 1
+            ticket = next(self._tickets)
+            PooledThreadsHandler.waiting[ticket] = time.monotonic()
             try:
                 context = await free.get()
             finally:
-                PooledThreadsHandler.waiting -= 1
+                del PooledThreadsHandler.waiting[ticket]
         # asgiref runs thread-sensitive code (the signals, the view, ``close``) on the executor
         # of the current context, made at its first use and kept while the context lives.
         token = SyncToAsync.thread_sensitive_context.set(context)
@@ -121,6 +127,12 @@ class PooledThreadsHandler(ASGIHandler):
         return response
 
     @classmethod
+    def longest_wait(cls) -> float:
+        """Seconds the request waiting longest for a thread has waited (0 when none waits)."""
+        waiting = list(cls.waiting.values())
+        return time.monotonic() - min(waiting) if waiting else 0.0
+
+    @classmethod
     def queue_over_limit(cls) -> bool:
-        """Whether more requests wait for a thread than ``ADMISSION_REQUESTS_WAITING``."""
-        return cls.waiting > settings.ADMISSION_REQUESTS_WAITING
+        """Whether a request has waited for a thread longer than ``ADMISSION_REQUEST_WAIT_MS``."""
+        return cls.longest_wait() * 1000 > settings.ADMISSION_REQUEST_WAIT_MS

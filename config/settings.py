@@ -227,8 +227,9 @@ MOVES_SYNCHRONOUS_COMMIT = config_env.env_bool(ENV, "MOVES_SYNCHRONOUS_COMMIT", 
 ADMISSION = config_env.env_bool(ENV, "ADMISSION", True)
 ADMISSION_LOOP_LAG_MS = config_env.env_int(ENV, "ADMISSION_LOOP_LAG_MS", 250)
 ADMISSION_MOVE_BACKLOG = config_env.env_int(ENV, "ADMISSION_MOVE_BACKLOG", 2000)
-# ... or while more HTTP requests than this wait for one of its ASGI_THREADS (config/handler.py).
-ADMISSION_REQUESTS_WAITING = config_env.env_int(ENV, "ADMISSION_REQUESTS_WAITING", 4 * ASGI_THREADS)
+# ... or while an HTTP request has waited longer than this for one of its ASGI_THREADS
+# (config/handler.py).
+ADMISSION_REQUEST_WAIT_MS = config_env.env_int(ENV, "ADMISSION_REQUEST_WAIT_MS", 1000)
 ADMISSION_RETRY_SECONDS = config_env.env_int(ENV, "ADMISSION_RETRY_SECONDS", 3)
 
 # API tokens (games/services/tokens.py): each lives TOKEN_LIFETIME_DAYS from its making; a player

@@ -10,7 +10,7 @@ own pressure:
   cannot keep up (every frame of every socket waits that long);
 - **what the apps watch** (``watch(name, check)``): ``games`` watches its moves waiting for the
   database (``ADMISSION_MOVE_BACKLOG``), the HTTP stack its requests waiting for a thread
-  (``ADMISSION_REQUESTS_WAITING``, ``config.handler``).
+  (``ADMISSION_REQUEST_WAIT_MS``, ``config.handler``).
 
 While one of them is over its limit, ``AdmissionGuard`` (ASGI, around the HTTP and the
 WebSocket stacks) refuses what would add players, before any session or database work:

@@ -75,7 +75,7 @@ async def test_requests_reuse_a_fixed_set_of_threads_and_get_their_answers() -> 
     # then each got its answer, and at most two threads were added for all of them
     assert answers == [200] * 12
     assert 0 < len(threads_after - threads_before) <= 2
-    assert PooledThreadsHandler.waiting == 0
+    assert PooledThreadsHandler.waiting == {}
 
 
 def executor_threads() -> set[int]:

@@ -175,14 +175,14 @@ async def test_a_loop_that_lagged_makes_the_worker_full_for_a_second(settings: A
     await admission.stop()
 
 
-async def test_http_requests_waiting_for_a_thread_over_the_limit_make_the_worker_full(
+async def test_an_http_request_waiting_for_a_thread_too_long_makes_the_worker_full(
     settings: Any, monkeypatch: Any
 ) -> None:
     from config.handler import PooledThreadsHandler
 
     # given a worker whose requests run one at a time, one of them holding its thread
     settings.ADMISSION = True
-    settings.ADMISSION_REQUESTS_WAITING = 1
+    settings.ADMISSION_REQUEST_WAIT_MS = 100
     release = asyncio.Event()
     served: list[int] = []
 
@@ -193,18 +193,21 @@ async def test_http_requests_waiting_for_a_thread_over_the_limit_make_the_worker
     monkeypatch.setattr(PooledThreadsHandler, "handle", slow)
     handler = PooledThreadsHandler(threads=1)
 
-    # when two more requests queue behind it
+    # when two more requests queue behind it: not full at once, full once they waited too long
     running = [
         asyncio.ensure_future(handler({"type": "http", "n": n}, None, None)) for n in range(3)
     ]
-    await asyncio.sleep(0.05)
-    reason = admission.pressure()
+    await asyncio.sleep(0.02)
+    early = admission.pressure()
+    await asyncio.sleep(0.15)
+    late = admission.pressure()
     release.set()
     await asyncio.gather(*running)
 
-    # then the worker was full while they waited, and is not once they are served, in order
-    assert reason == "HTTP requests waiting for a thread over its limit"
+    # then the worker was full only once a request had waited too long, and is not once served
+    assert early is None
+    assert late == "HTTP requests' wait for a thread over its limit"
     assert served == [0, 1, 2]
-    assert PooledThreadsHandler.waiting == 0
+    assert PooledThreadsHandler.waiting == {}
     assert admission.pressure() is None
     await admission.stop()
