@@ -9,7 +9,8 @@ request, and as many threads as requests in flight, all asking the database pool
 ``PooledThreadsHandler`` keeps ``ASGI_THREADS`` such contexts, each with its one thread, and
 lends one to each request for its whole life: the request's synchronous code runs on that thread
 (so Django's per-thread state, such as its database connection, stays with the request), and
-the next request reuses it. A request that finds none free waits on the event loop, in order.
+the next request reuses it. A request that finds none free waits on the event loop, in order
+within its class, writes before reads (``Threads``).
 
 Every view of the service is synchronous, so the request makes one hop to its thread, not three
 or more: the body is read on the loop, then the thread sends ``request_started``, runs the
@@ -18,7 +19,7 @@ not streamed (``request_finished``: its database connection goes back to the poo
 is written on the loop. A streamed response (a static file, an export) is closed after it is
 sent, with one more hop.
 This bounds a worker's concurrent requests to ``ASGI_THREADS`` (at most the database pool's
-size: ``config.checks``), and while the request that has waited longest for a thread has waited
+size: ``config.checks``), and while the write that has waited longest for a thread has waited
 more than ``ADMISSION_REQUEST_WAIT_MS``, the worker is full for ``core.admission``: new games and
 sockets are refused with a delay. The wait, not the number waiting, says when a worker is
 behind: a request costs about a millisecond of its thread, so forty requests waiting are forty
@@ -30,8 +31,9 @@ Under WSGI and Django's test client none of this applies.
 from __future__ import annotations
 
 import asyncio
-import itertools
+import contextlib
 import time
+from collections import deque
 from typing import Any, ClassVar
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
@@ -45,45 +47,88 @@ from django.urls import set_script_prefix
 
 from core import admission
 
+WRITES = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+Waiter = tuple[float, "asyncio.Future[ThreadSensitiveContext]"]  # since when, and the handover
+
+
+class Threads:
+    """The thread contexts of one worker, lent to one request at a time.
+
+    Two classes of requests wait for them, each first come, first served: writes (``POST`` and
+    the like: a guest's sign-up, a game's start, a move over REST), then reads (pages, lists). A
+    freed thread goes to the oldest waiting write, else the oldest waiting read: under a rush the
+    players already on their way to a game get there first, and the newcomers' pages wait.
+    """
+
+    def __init__(self, count: int) -> None:
+        self.free: deque[ThreadSensitiveContext] = deque(
+            ThreadSensitiveContext() for _ in range(count)
+        )
+        self.waiting: tuple[deque[Waiter], deque[Waiter]] = (deque(), deque())
+
+    async def take(self, write: bool) -> ThreadSensitiveContext:
+        if self.free and not any(self.waiting):
+            return self.free.popleft()
+        waiter: Waiter = (time.monotonic(), asyncio.get_running_loop().create_future())
+        queue = self.waiting[0 if write else 1]
+        queue.append(waiter)
+        try:
+            return await waiter[1]
+        except asyncio.CancelledError:
+            future = waiter[1]
+            if future.done() and not future.cancelled():
+                self.give(future.result())  # handed a thread as it was cancelled: pass it on
+            raise
+        finally:
+            with contextlib.suppress(ValueError):
+                queue.remove(waiter)
+
+    def give(self, context: ThreadSensitiveContext) -> None:
+        for queue in self.waiting:
+            while queue:
+                _since, future = queue.popleft()
+                if not future.done():
+                    future.set_result(context)
+                    return
+        self.free.append(context)
+
+    def longest_wait(self) -> float:
+        """Seconds the oldest waiting write has waited (0 when none waits)."""
+        writes = self.waiting[0]
+        return time.monotonic() - writes[0][0] if writes else 0.0
+
+    def count_waiting(self) -> int:
+        return sum(len(queue) for queue in self.waiting)
+
 
 class PooledThreadsHandler(ASGIHandler):
     """An ASGI handler that lends each request one of ``threads`` long-lived thread contexts."""
 
-    waiting: ClassVar[dict[int, float]] = {}  # requests of this process waiting: since when
-    _tickets = itertools.count()
+    instances: ClassVar[list[PooledThreadsHandler]] = []  # of this process, for admission
 
     def __init__(self, threads: int) -> None:
         super().__init__()
         if threads < 1:
             raise ValueError("ASGI_THREADS must be at least 1")
         self.threads = threads
-        self._free: asyncio.Queue[ThreadSensitiveContext] | None = None
+        self._threads: Threads | None = None
         # The middleware chain as the request's thread runs it: synchronous.
         self._sync = BaseHandler()
         self._sync.load_middleware(is_async=False)
-        admission.watch("HTTP requests' wait for a thread", self.queue_over_limit)
+        PooledThreadsHandler.instances = [self]
+        admission.watch("HTTP writes' wait for a thread", self.queue_over_limit)
 
-    def _contexts(self) -> asyncio.Queue[ThreadSensitiveContext]:
+    def lent(self) -> Threads:
         # Made on first use, on the loop that serves the requests.
-        if self._free is None:
-            self._free = asyncio.Queue()
-            for _ in range(self.threads):
-                self._free.put_nowait(ThreadSensitiveContext())
-        return self._free
+        if self._threads is None:
+            self._threads = Threads(self.threads)
+        return self._threads
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             raise ValueError(f"Django can only handle ASGI/HTTP connections, not {scope['type']}.")
-        free = self._contexts()
-        try:
-            context = free.get_nowait()
-        except asyncio.QueueEmpty:
-            ticket = next(self._tickets)
-            PooledThreadsHandler.waiting[ticket] = time.monotonic()
-            try:
-                context = await free.get()
-            finally:
-                del PooledThreadsHandler.waiting[ticket]
+        threads = self.lent()
+        context = await threads.take(write=scope.get("method") in WRITES)
         # asgiref runs thread-sensitive code (the signals, the view, ``close``) on the executor
         # of the current context, made at its first use and kept while the context lives.
         token = SyncToAsync.thread_sensitive_context.set(context)
@@ -91,7 +136,7 @@ class PooledThreadsHandler(ASGIHandler):
             await self.handle(scope, receive, send)
         finally:
             SyncToAsync.thread_sensitive_context.reset(token)
-            free.put_nowait(context)
+            threads.give(context)
 
     async def handle(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         """Serve one request: its body read here, the rest on its thread in one hop."""
@@ -127,12 +172,17 @@ class PooledThreadsHandler(ASGIHandler):
         return response
 
     @classmethod
+    def waiting(cls) -> int:
+        """Requests of this process waiting for a thread."""
+        return sum(h._threads.count_waiting() for h in cls.instances if h._threads is not None)
+
+    @classmethod
     def longest_wait(cls) -> float:
-        """Seconds the request waiting longest for a thread has waited (0 when none waits)."""
-        waiting = list(cls.waiting.values())
-        return time.monotonic() - min(waiting) if waiting else 0.0
+        """Seconds the oldest write waiting for a thread has waited (0 when none waits)."""
+        waits = [h._threads.longest_wait() for h in cls.instances if h._threads is not None]
+        return max(waits, default=0.0)
 
     @classmethod
     def queue_over_limit(cls) -> bool:
-        """Whether a request has waited for a thread longer than ``ADMISSION_REQUEST_WAIT_MS``."""
+        """Whether a write has waited for a thread longer than ``ADMISSION_REQUEST_WAIT_MS``."""
         return cls.longest_wait() * 1000 > settings.ADMISSION_REQUEST_WAIT_MS

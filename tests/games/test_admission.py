@@ -195,7 +195,8 @@ async def test_an_http_request_waiting_for_a_thread_too_long_makes_the_worker_fu
 
     # when two more requests queue behind it: not full at once, full once they waited too long
     running = [
-        asyncio.ensure_future(handler({"type": "http", "n": n}, None, None)) for n in range(3)
+        asyncio.ensure_future(handler({"type": "http", "method": "POST", "n": n}, None, None))
+        for n in range(3)
     ]
     await asyncio.sleep(0.02)
     early = admission.pressure()
@@ -206,8 +207,8 @@ async def test_an_http_request_waiting_for_a_thread_too_long_makes_the_worker_fu
 
     # then the worker was full only once a request had waited too long, and is not once served
     assert early is None
-    assert late == "HTTP requests' wait for a thread over its limit"
+    assert late == "HTTP writes' wait for a thread over its limit"
     assert served == [0, 1, 2]
-    assert PooledThreadsHandler.waiting == {}
+    assert PooledThreadsHandler.waiting() == 0
     assert admission.pressure() is None
     await admission.stop()
