@@ -63,9 +63,13 @@ export async function replayView(root, gameId) {
   let game;
   let log;
   let name;
+  let layout = null;
   try {
     [game, log] = await Promise.all([api("GET", path), api("GET", `${path}replay/`)]);
-    name = (await api("GET", `/api/variants/${encodeURIComponent(game.variant)}/`).catch(() => null))?.name || game.variant;
+    const variant = await api("GET", `/api/variants/${encodeURIComponent(game.variant)}/`).catch(() => null);
+    name = variant?.name || game.variant;
+    // A layered tableau (TriPeaks, Pyramid) is drawn row under row, as on the table.
+    layout = variant?.rules?.tableau?.covered_by || null;
   } catch (error) {
     say(message, error.detail, "error");
     for (const control of [first, back, play, forward, last]) control.disabled = true;
@@ -138,7 +142,7 @@ export async function replayView(root, gameId) {
     }
     if (closed || !position) return;
     ply = target;
-    const board = buildBoard({ variant: game.variant, state: position.state }, null, { interactive: false });
+    const board = buildBoard({ variant: game.variant, state: position.state }, null, { interactive: false, layout });
     // Hold the area's height while the new board is sized, so that the page never jumps.
     boardArea.style.minHeight = `${boardArea.offsetHeight}px`;
     mount(boardArea, board);
