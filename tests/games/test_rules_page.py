@@ -209,3 +209,41 @@ def test_the_families_are_named_in_the_readers_language(client, variants):
     page = client.get("/rules/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
 
     assert '<h3 id="family-other">Autres jeux</h3>' in page
+
+
+CLEARING = ["golf", "tripeaks", "pyramid"]
+
+
+@pytest.mark.parametrize("slug", CLEARING)
+def test_the_clearing_games_rules_pages_say_their_keys_in_english_and_french(
+    client, variants, slug
+):
+    # given the clearing games offered by an admin (loadvariants --all adds them disabled)
+    variants_load(include_extras=True)
+    Variant.objects.filter(slug__in=CLEARING).update(enabled=True)
+    said = {
+        "golf": (
+            "The waste takes the top card of any tableau pile that builds on its top card up or "
+            "down by one regardless of suit.",
+            "Le rebut prend la carte du dessus de toute pile du tableau",
+        ),
+        "tripeaks": (
+            "a card is covered by the one or two cards of the next row that overlap it",
+            "une carte est couverte par la ou les deux cartes de la rangée suivante",
+        ),
+        "pyramid": (
+            "Two playable cards whose ranks add up to 13 are removed together onto the discard "
+            "pile",
+            "Deux cartes jouables dont les rangs font 13",
+        ),
+    }[slug]
+
+    # when an English and a French reader ask for the page
+    english = client.get(f"/rules/{slug}/").content.decode()
+    french = client.get(f"/rules/{slug}/", HTTP_ACCEPT_LANGUAGE="fr").content.decode()
+
+    # then each reads the game's own rule and its goal, a clear tableau, in their language
+    assert said[0] in english.replace("&#x27;", "'")
+    assert said[1] in french.replace("&#x27;", "’")
+    assert "The game is won when every tableau card is cleared away" in english
+    assert "La partie est gagnée quand toutes les cartes du tableau sont enlevées" in french

@@ -53,12 +53,15 @@ export async function replayView(root, gameId) {
   let log;
   let name;
   let cells;
+  let layout = null;
   try {
     [game, log] = await Promise.all([api("GET", path), api("GET", `${path}replay/`)]);
     const variant = await api("GET", `/api/variants/${encodeURIComponent(game.variant)}/`).catch(() => null);
     name = variant?.name || game.variant;
     // A variant whose reserves are free cells: the board draws them as cells, the moves name them so.
     cells = Boolean(variant?.rules?.reserves?.free_cells);
+    // A layered tableau (TriPeaks, Pyramid) is drawn row under row, as on the table.
+    layout = variant?.rules?.tableau?.covered_by || null;
   } catch (error) {
     say(message, error.detail, "error");
     for (const control of [first, back, play, forward, last]) control.disabled = true;
@@ -131,7 +134,7 @@ export async function replayView(root, gameId) {
     }
     if (closed || !position) return;
     ply = target;
-    const board = buildBoard({ variant: game.variant, state: position.state }, null, { interactive: false, cells });
+    const board = buildBoard({ variant: game.variant, state: position.state }, null, { interactive: false, cells, layout });
     // Hold the area's height while the new board is sized, so that the page never jumps.
     boardArea.style.minHeight = `${boardArea.offsetHeight}px`;
     mount(boardArea, board);
