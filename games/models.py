@@ -10,11 +10,21 @@ from django.contrib.auth.models import PermissionsMixin
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models.functions import Lower
+from django.db.models.lookups import Exact
 from django.utils import timezone, translation
 from django.utils.translation import gettext
 
 from games.engine import RulesError, compile_rules
 from games.verification import figures
+
+
+def same_nickname(nickname: str, field: str = "nickname") -> Exact:
+    """A filter: ``field`` is ``nickname`` whatever its case.
+
+    It compares ``lower()`` of both, as the unique index of nicknames does
+    (``player_nickname_ci_unique``), so PostgreSQL finds the row through that index: Django's
+    ``iexact`` compares ``upper()`` and reads every player."""
+    return Exact(Lower(field), Lower(models.Value(nickname)))
 
 
 class PlayerManager(BaseUserManager["Player"]):
@@ -44,7 +54,7 @@ class PlayerManager(BaseUserManager["Player"]):
 
     def get_by_natural_key(self, username: str | None) -> Player:
         """Find a player by nickname, ignoring case."""
-        return self.get(nickname__iexact=username)
+        return self.get(same_nickname(username or ""))
 
 
 class Player(AbstractBaseUser, PermissionsMixin):

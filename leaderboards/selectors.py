@@ -25,7 +25,7 @@ from django.utils.translation import gettext
 
 from core.errors import ErrorCode, ServiceError
 from games import clock
-from games.models import Deal, Player, Result, Variant
+from games.models import Deal, Player, Result, Variant, same_nickname
 from games.payloads import iso
 from games.selectors import access_variant
 from games.verification import figures
@@ -65,9 +65,7 @@ def access_player(nickname: str) -> Player:
     """Return the player named ``nickname`` in any case; raise ``not_found`` otherwise."""
     player = None
     if _plausible(nickname):
-        found = Player.objects.alias(lower=Lower("nickname")).filter(
-            lower=nickname.lower(), deleted_at__isnull=True
-        )
+        found = Player.objects.filter(same_nickname(nickname), deleted_at__isnull=True)
         player = found.first()
     if player is None:
         raise ServiceError(

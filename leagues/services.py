@@ -18,7 +18,7 @@ from django.utils.translation import gettext
 
 from core.errors import ErrorCode, ServiceError
 from core.text import is_text
-from games.models import Player
+from games.models import Player, same_nickname
 from games.services.players import NICKNAME_RULE, is_nickname
 from leagues import announce, selectors
 from leagues.models import CODE_LENGTH, DESCRIPTION_LIMIT, League, Membership
@@ -149,7 +149,7 @@ def member_remove(*, league: League, nickname: Any) -> None:
     with transaction.atomic():
         row = (
             Membership.objects.select_related("player")
-            .filter(league=league, player__nickname__iexact=nickname)
+            .filter(same_nickname(nickname, "player__nickname"), league=league)
             .first()
         )
         if row is None:

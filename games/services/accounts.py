@@ -21,7 +21,7 @@ from django.utils.translation import gettext
 from core.errors import ErrorCode, ServiceError
 from core.text import is_text
 from games import clock, signals
-from games.models import ApiToken, Game, Player, Result
+from games.models import ApiToken, Game, Player, Result, same_nickname
 
 logger = logging.getLogger(__name__)
 
@@ -87,7 +87,7 @@ def _check_confirmation(player: Player, confirm: Any) -> None:
 def _anonymous_nickname() -> str:
     while True:
         nickname = DELETED_PREFIX + secrets.token_hex(6)
-        if not Player.objects.filter(nickname__iexact=nickname).exists():
+        if not Player.objects.filter(same_nickname(nickname)).exists():
             return nickname
 
 

@@ -13,7 +13,7 @@ from django.utils.translation import gettext, gettext_lazy
 
 from core.errors import ErrorCode, ServiceError
 from core.text import is_text
-from games.models import Player
+from games.models import Player, same_nickname
 from games.services.tokens import token_issue
 
 NICKNAME = re.compile(r"[A-Za-z0-9_-]{3,24}")
@@ -35,7 +35,7 @@ def check_nickname(nickname: Any) -> str:
             gettext("Nicknames beginning with 'deleted-' are kept for deleted accounts."),
             field="nickname",
         )
-    taken = Player.objects.filter(nickname__iexact=nickname).values_list("is_guest", flat=True)
+    taken = Player.objects.filter(same_nickname(nickname)).values_list("is_guest", flat=True)
     for guest in taken[:1]:
         if guest:
             sentence = gettext(
@@ -94,7 +94,7 @@ def player_login(*, request: Any, nickname: Any, password: Any) -> Player:
     player = authenticate(request, nickname=nickname, password=password)
     if player is None:
         guest = Player.objects.filter(
-            nickname__iexact=nickname, is_guest=True, deleted_at__isnull=True
+            same_nickname(nickname), is_guest=True, deleted_at__isnull=True
         ).exists()
         if guest:
             raise ServiceError(
