@@ -58,7 +58,13 @@ export function renderIdentity(area) {
           h("strong", { id: "nickname" }, session.player.nickname),
         ),
       ),
-      h("a", { href: "#/account", id: "account-link", class: "account-link" }, t("My account")),
+      // On a phone the link is a gear (its words for screen readers), so the header keeps one row.
+      h(
+        "a",
+        { href: "#/account", id: "account-link", class: "account-link", title: t("My account") },
+        h("span", { class: "account-icon", "aria-hidden": "true" }, "⚙"),
+        h("span", { class: "account-words" }, t("My account")),
+      ),
       logout,
       panel,
     );
