@@ -91,20 +91,8 @@ def play_on_table(page: Any, move: dict[str, Any], touch: bool) -> None:
 
 @pytest.mark.parametrize(
     ("variant", "viewport"),
-    [
-        ("klondike-draw-3", LAPTOP),
-        ("freecell", PHONE),
-        ("freecell", LAPTOP),
-        ("spider-2-suits", PHONE),
-        ("yukon", LAPTOP),
-    ],
-    ids=[
-        "klondike-draw-3-laptop",
-        "freecell-phone",
-        "freecell-laptop",
-        "spider-2-suits-phone",
-        "yukon-laptop",
-    ],
+    [(variant, size) for variant in SEEDS for size in (PHONE, LAPTOP)],
+    ids=[f"{variant}-{name}" for variant in SEEDS for name in ("phone", "laptop")],
 )
 @pytest.mark.usefixtures("classics_offered")
 def test_a_classic_is_won_on_the_table_on_the_solvers_line(
