@@ -18,6 +18,7 @@ middleware chain (loaded synchronous, as under WSGI) and the view, and closes a 
 not streamed (``request_finished``: its database connection goes back to the pool); the answer
 is written on the loop. A streamed response (a static file, an export) is closed after it is
 sent, with one more hop.
+
 This bounds a worker's concurrent requests to ``ASGI_THREADS`` (at most the database pool's
 size: ``config.checks``), and while the write that has waited longest for a thread has waited
 more than ``ADMISSION_REQUEST_WAIT_MS``, the worker is full for ``core.admission``: new games and
