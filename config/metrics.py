@@ -22,10 +22,9 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
-from asgiref.sync import iscoroutinefunction, markcoroutinefunction
 from django.conf import settings
 from django.db import connections
 from django.db.models import Max
@@ -38,6 +37,7 @@ from prometheus_client.registry import Collector
 from rest_framework.throttling import BaseThrottle
 
 from config import metrics_folder
+from config.middleware import BothModes
 from core import breaker, database, heartbeats, metrics
 from games.models import Deal
 
@@ -190,18 +190,9 @@ def route_of(request: HttpRequest) -> str:
     return "unmatched"
 
 
-class RequestMetricsMiddleware:
+class RequestMetricsMiddleware(BothModes):
     """Time each request, outermost, by route name and status class
     (``patience_http_request_duration_seconds``)."""
-
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
 
     def __call__(self, request: HttpRequest) -> Any:
         if self.is_async:

@@ -43,6 +43,22 @@ def _header(scope: dict[str, Any], name: bytes) -> str | None:
     return None
 
 
+class BothModes:
+    """A middleware that runs as Django calls it: synchronously in a synchronous chain (ours,
+    ``config.handler``), on the event loop in an asynchronous one (Django's own handler, the
+    test client's). A subclass answers ``__call__`` and ``__acall__``, calling
+    ``self.get_response``, and checks ``self.is_async``."""
+
+    sync_capable = True
+    async_capable = True
+
+    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
+        self.get_response = get_response
+        self.is_async = iscoroutinefunction(get_response)
+        if self.is_async:
+            markcoroutinefunction(self)
+
+
 class RequestContext:
     """ASGI middleware of the HTTP stack: give the request its log context on the event loop
     (``core.logcontext``), in the task that will also write uvicorn's access line for it.
@@ -64,7 +80,7 @@ class RequestContext:
         return await self.inner(scope, receive, send)
 
 
-class RequestContextMiddleware:
+class RequestContextMiddleware(BothModes):
     """Attach the request to its log context (made by ``RequestContext`` under ASGI; made here
     under WSGI and the test client) and send its id back in ``X-Request-ID``.
 
@@ -72,15 +88,6 @@ class RequestContextMiddleware:
     request is served carries it, and the game its path names, and its player once
     authentication has said who that is.
     """
-
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
 
     @staticmethod
     def enter(request: HttpRequest) -> tuple[logcontext.HttpRequestState, Any]:
@@ -123,22 +130,13 @@ def _declared_length(request: HttpRequest) -> int:
         return 0
 
 
-class ErrorMiddleware:
+class ErrorMiddleware(BothModes):
     """Refuse oversized bodies up front and answer a view's unhandled exception in JSON.
 
     Django checks ``DATA_UPLOAD_MAX_MEMORY_SIZE`` only when ``request.body`` or ``request.POST``
     is read; DRF's parsers read the stream past it. The declared ``Content-Length`` is checked
     here, before any view, for every path (uploads excepted: the service takes none).
     """
-
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
 
     def _refusal(self, request: HttpRequest) -> HttpResponse | None:
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
@@ -165,19 +163,10 @@ class ErrorMiddleware:
 BREAKER_EXEMPT = ("/livez", "/readyz", "/healthz", "/metrics", "/static/", "/favicon.ico")
 
 
-class DatabaseBreakerMiddleware:
+class DatabaseBreakerMiddleware(BothModes):
     """While PostgreSQL is known down (``core.breaker``), answer 503 ``unavailable`` with
     ``Retry-After`` at once, before any thread or connection is taken (the probes, the metrics
     and static files excepted)."""
-
-    sync_capable = True
-    async_capable = True
-
-    def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
-        self.get_response = get_response
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
 
     @staticmethod
     def refusal(request: HttpRequest) -> HttpResponse | None:
@@ -195,24 +184,18 @@ class DatabaseBreakerMiddleware:
         return self.refusal(request) or await self.get_response(request)
 
 
-class SecurityHeadersMiddleware:
+class SecurityHeadersMiddleware(BothModes):
     """Add ``Content-Security-Policy`` (the one for the path's prefix) and ``Permissions-Policy``.
 
     ``CONTENT_SECURITY_POLICY`` maps path prefixes to policies; the longest matching prefix wins
     and an empty policy sends none. A response that already carries a policy keeps it.
     """
 
-    sync_capable = True
-    async_capable = True
-
     def __init__(self, get_response: Callable[[HttpRequest], Any]) -> None:
-        self.get_response = get_response
+        super().__init__(get_response)
         policies: dict[str, str] = getattr(settings, "CONTENT_SECURITY_POLICY", {})
         self.policies = sorted(policies.items(), key=lambda item: len(item[0]), reverse=True)
         self.permissions = getattr(settings, "PERMISSIONS_POLICY", "")
-        self.is_async = iscoroutinefunction(get_response)
-        if self.is_async:
-            markcoroutinefunction(self)
 
     def policy_for(self, path: str) -> str:
         for prefix, policy in self.policies:
