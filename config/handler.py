@@ -35,7 +35,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from typing import Any, ClassVar
+from typing import Any
 
 from asgiref.sync import SyncToAsync, ThreadSensitiveContext, sync_to_async
 from django.conf import settings
@@ -105,8 +105,6 @@ class Threads:
 class PooledThreadsHandler(ASGIHandler):
     """An ASGI handler that lends each request one of ``threads`` long-lived thread contexts."""
 
-    instances: ClassVar[list[PooledThreadsHandler]] = []  # of this process, for admission
-
     def __init__(self, threads: int) -> None:
         super().__init__()
         if threads < 1:
@@ -116,7 +114,6 @@ class PooledThreadsHandler(ASGIHandler):
         # The middleware chain as the request's thread runs it: synchronous.
         self._sync = BaseHandler()
         self._sync.load_middleware(is_async=False)
-        PooledThreadsHandler.instances = [self]
         admission.watch("HTTP writes' wait for a thread", self.queue_over_limit)
 
     def lent(self) -> Threads:
@@ -172,18 +169,11 @@ class PooledThreadsHandler(ASGIHandler):
             response.close()  # its content is in memory; the connection goes back now
         return response
 
-    @classmethod
-    def waiting(cls) -> int:
-        """Requests of this process waiting for a thread."""
-        return sum(h._threads.count_waiting() for h in cls.instances if h._threads is not None)
+    def waiting(self) -> int:
+        """Requests waiting for a thread."""
+        return self._threads.count_waiting() if self._threads is not None else 0
 
-    @classmethod
-    def longest_wait(cls) -> float:
-        """Seconds the oldest write waiting for a thread has waited (0 when none waits)."""
-        waits = [h._threads.longest_wait() for h in cls.instances if h._threads is not None]
-        return max(waits, default=0.0)
-
-    @classmethod
-    def queue_over_limit(cls) -> bool:
+    def queue_over_limit(self) -> bool:
         """Whether a write has waited for a thread longer than ``ADMISSION_REQUEST_WAIT_MS``."""
-        return cls.longest_wait() * 1000 > settings.ADMISSION_REQUEST_WAIT_MS
+        waited = self._threads.longest_wait() if self._threads is not None else 0.0
+        return waited * 1000 > settings.ADMISSION_REQUEST_WAIT_MS

@@ -75,7 +75,7 @@ async def test_requests_reuse_a_fixed_set_of_threads_and_get_their_answers() -> 
     # then each got its answer, and at most two threads were added for all of them
     assert answers == [200] * 12
     assert 0 < len(threads_after - threads_before) <= 2
-    assert PooledThreadsHandler.waiting() == 0
+    assert handler.waiting() == 0
 
 
 async def test_a_freed_thread_goes_to_the_oldest_write_then_the_oldest_read(
@@ -104,14 +104,14 @@ async def test_a_freed_thread_goes_to_the_oldest_write_then_the_oldest_read(
     queued += [request("start-1", "POST"), request("start-2", "DELETE")]
     leaving = request("gone", "GET")
     await asyncio.sleep(0.01)
-    assert PooledThreadsHandler.waiting() == 5
+    assert handler.waiting() == 5
     leaving.cancel()
     release.set()
     await asyncio.gather(first, *queued)
 
     # then the writes went first, each class in its order, and nothing was lost or left waiting
     assert served == ["first", "start-1", "start-2", "page-1", "page-2"]
-    assert PooledThreadsHandler.waiting() == 0
+    assert handler.waiting() == 0
     assert handler.lent().free and len(handler.lent().free) == 1
 
 

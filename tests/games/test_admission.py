@@ -209,6 +209,6 @@ async def test_an_http_request_waiting_for_a_thread_too_long_makes_the_worker_fu
     assert early is None
     assert late == "HTTP writes' wait for a thread over its limit"
     assert served == [0, 1, 2]
-    assert PooledThreadsHandler.waiting() == 0
+    assert handler.waiting() == 0
     assert admission.pressure() is None
     await admission.stop()
