@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -27,9 +28,19 @@ from games.engine import (
     solve,
     state_to_json,
 )
-from games.engine.solver.passes import _line
+from games.engine.rules import Return
+from games.engine.solver.passes import _line, _passes
 from games.engine.solver.position import Position
-from games.engine.solver.search import BestFirst, Budget, DeepBestFirst, Restarts, Search, luby
+from games.engine.solver.search import (
+    REVEAL_WEIGHTS,
+    BestFirst,
+    Budget,
+    DeepBestFirst,
+    Restarts,
+    Reweighted,
+    Search,
+    luby,
+)
 from games.engine.solver.tables import AGGRESSIVE, DEAL, REDEAL, SAFE, IMove, Rules
 from games.engine.text import parse
 from tests.engine.conftest import Table, engine
@@ -359,7 +370,7 @@ def _one_pass(kind: type[Search], state: State, autos: int) -> tuple[str, list[A
     return outcome, _line(rules, logs or [])
 
 
-@pytest.mark.parametrize("kind", [BestFirst, DeepBestFirst, Restarts, Search])
+@pytest.mark.parametrize("kind", [BestFirst, DeepBestFirst, Restarts, Reweighted, Search])
 def test_each_pass_alone_wins_the_forced_win_and_exhausts_the_lost_position(table, kind) -> None:
     # given
     castile, canfield = table("castile"), table("canfield")
@@ -875,6 +886,64 @@ def test_the_restarts_stop_each_run_after_its_share_and_win_in_another_order() -
     assert outcome == "won"
     assert search.runs > 1
     assert replays_to_a_win(state, _line(rules, logs or []))
+
+
+def test_reweighted_runs_charge_face_down_cards_by_turns_and_win_a_deal_best_first_misses() -> None:
+    # given: a Klondike deal the plain best-first pass does not win in 5,000 positions, over
+    # the game without foundation returns, as ``solve`` searches it
+    klondike = builtin_variant("klondike-draw-3")
+    kept = replace(klondike, foundation_return=Return.NONE)
+    state = deal(kept, practice_seed("bench-74"))
+    rules = Rules(kept, state.base_rank)
+
+    def one(kind: type[Search]) -> tuple[Search, str, list[AnyMove]]:
+        search = kind(
+            Position(rules, state), autos=SAFE, nodes_left=5_000, deadline=1e18, clock=float
+        )
+        try:
+            outcome, logs = search.run()
+        except Budget:
+            return search, "unknown", []
+        return search, outcome, _line(rules, logs or [])
+
+    # when
+    _, plain, _ = one(BestFirst)
+    reweighted, outcome, line = one(Reweighted)
+
+    # then: a later run, charging face-down cards, wins; its line is one of the real game
+    assert plain == "unknown"
+    assert outcome == "won"
+    assert reweighted.runs > 1
+    assert replays_to_a_win(deal(klondike, practice_seed("bench-74")), line)
+
+    # and: run n charges the n-th weight, the weights come round again with ties broken
+    assert [reweighted.next_run(state, n).hidden_weight for n in (1, 2, 8)] == [
+        REVEAL_WEIGHTS[0],
+        REVEAL_WEIGHTS[1],
+        REVEAL_WEIGHTS[0],
+    ]
+    assert reweighted.next_run(state, 2).ties is None
+    assert reweighted.next_run(state, 8).ties is not None
+
+
+@pytest.mark.parametrize(
+    ("slug", "runs_it"),
+    [
+        ("klondike-draw-3", True),  # face-down cards, a stock dealing to a waste
+        ("klondike-draw-1", True),
+        ("quadruple-canfield", False),  # no face-down cards on its tableau
+        ("yukon", False),  # no stock
+    ],
+)
+def test_only_a_klondike_deal_gets_the_reweighted_pass(slug: str, runs_it: bool) -> None:
+    state = deal(builtin_variant(slug), practice_seed("bench-0"))
+    rules = Rules(state.variant, state.base_rank)
+    face_down = any(state.piles[t].hidden for t in rules.tableau)
+
+    kinds = [kind for kind, *_ in _passes(rules, face_down)]
+
+    assert (Reweighted in kinds) is runs_it
+    assert Reweighted not in [kind for kind, *_ in _passes(rules, False)]
 
 
 def test_a_restart_tries_the_moves_in_another_order() -> None:

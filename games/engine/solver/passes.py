@@ -52,7 +52,16 @@ from ..rules import (
 from ..state import State
 from .clearing import solve_clearing
 from .position import Position, redeals_left
-from .search import Avoid, BestFirst, Budget, DeepBestFirst, Outcome, Restarts, Search
+from .search import (
+    Avoid,
+    BestFirst,
+    Budget,
+    DeepBestFirst,
+    Outcome,
+    Restarts,
+    Reweighted,
+    Search,
+)
 from .tables import AGGRESSIVE, SAFE, Rules, tables_for
 
 DEFAULT_NODES = 1_000_000
@@ -100,8 +109,12 @@ def _line(rules: Rules, logs: list[list[tuple[str, object]]]) -> list[AnyMove]:
 Pass = tuple[type[Search], Rules, int, int, bool]
 
 
-def _passes(rules: Rules) -> list[Pass]:
-    """Return the passes ``solve`` runs for ``rules``."""
+def _passes(rules: Rules, face_down: bool = False) -> list[Pass]:
+    """Return the passes ``solve`` runs for ``rules``, on a position with cards face down on
+    the tableau or not (``face_down``)."""
+    # Klondike: short best-first runs under several estimates (``Reweighted``) win deals that
+    # one estimate misses for its whole budget, over the game without foundation returns.
+    reweighted = rules.macro and rules.redeal_hook is None and face_down
     if rules.runs:
         return [
             (DeepBestFirst, rules, AGGRESSIVE, 16384, False),
@@ -109,12 +122,25 @@ def _passes(rules: Rules) -> list[Pass]:
             (Search, rules, SAFE, 2048, True),
         ]
     if rules.back is Return.NONE and rules.redeal_hook is None:
+        if reweighted:
+            return [
+                (Reweighted, rules, SAFE, 16384, False),
+                (BestFirst, rules, SAFE, 8192, True),
+                (Search, rules, SAFE, 4096, True),
+            ]
         return [(BestFirst, rules, SAFE, 4096, True), (Search, rules, SAFE, 4096, True)]
     if rules.macro and rules.redeal_hook is None:
         # Klondike, where a foundation's top card may come back: a line that never takes a
         # card back is a line of these rules too, and the game without returns has provably
-        # safe automatic moves, so a best-first pass over it finds most wins soonest.
+        # safe automatic moves, so best-first passes over it find most wins soonest.
         kept = tables_for(replace(rules.variant, foundation_return=Return.NONE), rules.base_rank)
+        if reweighted:
+            return [
+                (Reweighted, kept, SAFE, 16384, False),
+                (BestFirst, kept, SAFE, 8192, False),
+                (BestFirst, rules, AGGRESSIVE, 4096, False),
+                (Search, rules, SAFE, 2048, True),
+            ]
         return [
             (BestFirst, kept, SAFE, 16384, False),
             (Restarts, rules, AGGRESSIVE, 8192, False),
@@ -200,7 +226,8 @@ def solve(
     # moves differ from the provably safe ones. A best-first pass and a depth-first one find
     # different wins, so both run; the full search, whose exhaustion proves a loss, runs beside.
     running = []
-    for kind, searched, autos, quantum, proves in _passes(rules):
+    face_down = any(state.piles[t].hidden for t in rules.tableau)
+    for kind, searched, autos, quantum, proves in _passes(rules, face_down):
         search = kind(Position(searched, state), autos=autos, nodes_left=0, deadline=0, clock=clock)
         search.avoid = ruled_out
         running.append((search, search.steps(), proves, quantum))

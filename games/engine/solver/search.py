@@ -12,7 +12,7 @@ from typing import Literal
 from ..cards import CARDS_PER_DECK, SUIT_OF
 from ..moves import AnyMove, Deal, Move, Redeal
 from ..rules import Return
-from ..state import Pile
+from ..state import Pile, State
 from .position import Position, redeals_left
 from .tables import AGGRESSIVE, DEAL, PROMISE_DEPTH, REDEAL, SAFE, IMove, Record, Rules
 
@@ -29,6 +29,10 @@ RESTART_NOISE = 1.0
 # The best-first pass keeps the positions it has yet to expand; past this many it gives way
 # to the depth-first pass (about 200 bytes each).
 MAX_FRONTIER = 1_000_000
+# The reweighted pass (``Reweighted``): what a face-down tableau card costs the estimate of
+# each of its runs in turn, and the positions its runs expand, times Luby's sequence.
+REVEAL_WEIGHTS = (0, 8, 20, 40, 4, 12, 30)
+REWEIGHT_UNIT = 2000
 # Spider's estimate (``spider_promise``): what a card on the foundations, an empty pile and a
 # card on the next of its suit earn, and what a face-down card and a card on one it does not
 # build on cost.
@@ -316,6 +320,17 @@ class Search:
             log.extend(("t", record) for record in autos)
         return log
 
+    def run_position(self, state: State, number: int) -> Position:
+        """Return the position run ``number`` (from 1) of a pass of runs starts from: ``state``,
+        on the pass's own position object for the first run."""
+        if number == 1:
+            return self.pos
+        if self.avoid is not None and self.avoid.positions:
+            # One trie for every run, so the positions to avoid are keyed alike.
+            self.pos.load(state.piles, redeals_left(state))
+            return self.pos
+        return Position(self.pos.r, state)
+
     def _macros(
         self, acc: dict[int, list[int]], tacc: dict[int, list[int]], any_empty: list[int]
     ) -> list[IMove]:
@@ -522,25 +537,27 @@ class Restarts(Search):
 
     unit = RESTART_UNIT
 
+    def next_run(self, state: State, number: int) -> Search:
+        """Return run ``number`` (from 1) of the pass, to start from ``state``."""
+        run = Search(
+            self.run_position(state, number),
+            autos=self.use_autos,
+            nodes_left=0,
+            deadline=0,
+            clock=float,
+        )
+        run.one_empty_target = self.one_empty_target
+        run.avoid = self.avoid
+        if number > 1:
+            run.shuffle = random.Random(number)
+        return run
+
     def steps(self) -> Generator[None, None, Found]:
-        rules = self.pos.r
         state = self.pos.to_state()
         self.runs = 0
         while True:
             self.runs += 1
-            if self.runs == 1:
-                position = self.pos
-            elif self.avoid is not None and self.avoid.positions:
-                # One trie for every run, so the positions to avoid are keyed alike.
-                position = self.pos
-                position.load(state.piles, redeals_left(state))
-            else:
-                position = Position(rules, state)
-            run = Search(position, autos=self.use_autos, nodes_left=0, deadline=0, clock=float)
-            run.one_empty_target = self.one_empty_target
-            run.avoid = self.avoid
-            if self.runs > 1:
-                run.shuffle = random.Random(self.runs)
+            run = self.next_run(state, self.runs)
             limit = self.unit * luby(self.runs)
             work, made, nodes = self.work, self.made, self.nodes
             steps = run.steps()
@@ -554,6 +571,8 @@ class Restarts(Search):
             except StopIteration as stop:
                 found: Found = stop.value
                 return found
+            except Budget:
+                continue  # a best-first run whose frontier outgrew its room: the next run
 
 
 class BestFirst(Search):
@@ -624,6 +643,53 @@ class DeepBestFirst(BestFirst):
     automatic moves are used."""
 
     depth_weight = 2 * PROMISE_DEPTH
+
+
+class RevealingBestFirst(BestFirst):
+    """A best-first pass whose estimate also charges ``hidden_weight`` for each face-down
+    tableau card, its ties broken by ``ties`` (a seeded generator) where one is given."""
+
+    hidden_weight = 0
+    ties: random.Random | None = None
+
+    def rate(self) -> int:
+        pos = self.pos
+        hidden = pos.hidden
+        score = pos.promise() - self.hidden_weight * sum(hidden[t] for t in pos.r.tableau)
+        if self.ties is not None:
+            score = 4 * score + self.ties.randrange(4)
+        return score
+
+
+class Reweighted(Restarts):
+    """Best-first runs one after another from the position, each under an estimate of its
+    own, each stopped after ``unit`` times its term of Luby's sequence in positions expanded.
+
+    Run n charges each face-down tableau card ``REVEAL_WEIGHTS[n % 7]`` (counted from 0);
+    past the first seven runs the weights come round again, ties broken at random (the
+    generator is seeded by the run's number, so a solve is repeatable). In Klondike one
+    estimate may lead the search astray for its whole budget on a deal that another, valuing
+    a card turned over more or less, wins in a few hundred positions: short runs under several
+    estimates find those wins. Like the restarts, a run that ends without a win has searched
+    everything the pass's rules reach, and the pass ends there.
+    """
+
+    unit = REWEIGHT_UNIT
+
+    def next_run(self, state: State, number: int) -> Search:
+        run = RevealingBestFirst(
+            self.run_position(state, number),
+            autos=self.use_autos,
+            nodes_left=0,
+            deadline=0,
+            clock=float,
+        )
+        run.one_empty_target = self.one_empty_target
+        run.avoid = self.avoid
+        run.hidden_weight = REVEAL_WEIGHTS[(number - 1) % len(REVEAL_WEIGHTS)]
+        if number > len(REVEAL_WEIGHTS):
+            run.ties = random.Random(number)
+        return run
 
 
 def spider_promise(pos: Position) -> int:
