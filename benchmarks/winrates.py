@@ -100,13 +100,18 @@ def study(
 
 
 def report(
-    results: dict[str, dict[str, object]], deals: int, seconds: float, note: str = ""
+    results: dict[str, dict[str, object]],
+    deals: int,
+    seconds: float,
+    note: str = "",
+    prefix: str = "study",
 ) -> str:
     lines = [
         "# Win rates with full information",
         "",
         f"Measured by `benchmarks/winrates.py --deals {deals} --seconds {seconds:g}` "
-        f"(`make winrates`): the deals of practice seed texts `study-0` … `study-{deals - 1}`, "
+        f"(`make winrates`): the deals of practice seed texts `{prefix}-0` … "
+        f"`{prefix}-{deals - 1}`, "
         f"each solved by `games.engine.solve` with a budget of {seconds:g} s of CPU time. "
         "*Won* is proved by a replayed line, *lost* by an exhausted search; *undecided* "
         "ran out of time. The 95% interval (Wilson) is for the proved share; the upper bound "
@@ -179,7 +184,7 @@ def main() -> None:
             results[slug] = data
     out = Path(args.out)
     kept = kept_sections(out.read_text(encoding="utf-8")) if out.exists() else ""
-    text = report(results, args.deals, args.seconds, args.note)
+    text = report(results, args.deals, args.seconds, args.note, args.prefix)
     out.write_text(text + ("\n" + kept if kept else ""), encoding="utf-8")
     print(f"done in {time.perf_counter() - started:.0f} s; wrote {args.out}")
 
