@@ -665,9 +665,10 @@ class Reweighted(Restarts):
     """Best-first runs one after another from the position, each under an estimate of its
     own, each stopped after ``unit`` times its term of Luby's sequence in positions expanded.
 
-    Run n charges each face-down tableau card ``REVEAL_WEIGHTS[n % 7]`` (counted from 0);
-    past the first seven runs the weights come round again, ties broken at random (the
-    generator is seeded by the run's number, so a solve is repeatable). In Klondike one
+    The runs charge each face-down tableau card the weights of ``REVEAL_WEIGHTS`` in turn
+    (run n, from 1, the weight at ``(n - 1) % len(REVEAL_WEIGHTS)``); once every weight has
+    had a run, they come round again with ties broken at random (the generator is seeded by
+    the run's number, so a solve is repeatable). In Klondike one
     estimate may lead the search astray for its whole budget on a deal that another, valuing
     a card turned over more or less, wins in a few hundred positions: short runs under several
     estimates find those wins. Like the restarts, a run that ends without a win has searched
