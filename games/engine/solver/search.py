@@ -320,17 +320,6 @@ class Search:
             log.extend(("t", record) for record in autos)
         return log
 
-    def run_position(self, state: State, number: int) -> Position:
-        """Return the position run ``number`` (from 1) of a pass of runs starts from: ``state``,
-        on the pass's own position object for the first run."""
-        if number == 1:
-            return self.pos
-        if self.avoid is not None and self.avoid.positions:
-            # One trie for every run, so the positions to avoid are keyed alike.
-            self.pos.load(state.piles, redeals_left(state))
-            return self.pos
-        return Position(self.pos.r, state)
-
     def _macros(
         self, acc: dict[int, list[int]], tacc: dict[int, list[int]], any_empty: list[int]
     ) -> list[IMove]:
@@ -536,10 +525,24 @@ class Restarts(Search):
     """
 
     unit = RESTART_UNIT
+    # The pass each run is.
+    run_kind: type[Search] = Search
+
+    def run_position(self, state: State, number: int) -> Position:
+        """Return the position run ``number`` (from 1) starts from: ``state``,
+        on the pass's own position object for the first run."""
+        if number == 1:
+            return self.pos
+        if self.avoid is not None and self.avoid.positions:
+            # One trie for every run, so the positions to avoid are keyed alike.
+            self.pos.load(state.piles, redeals_left(state))
+            return self.pos
+        return Position(self.pos.r, state)
 
     def next_run(self, state: State, number: int) -> Search:
-        """Return run ``number`` (from 1) of the pass, to start from ``state``."""
-        run = Search(
+        """Return run ``number`` (from 1) of the pass, to start from ``state``: from the
+        second on, with moves of the same rank in an order of its own."""
+        run = self.run_kind(
             self.run_position(state, number),
             autos=self.use_autos,
             nodes_left=0,
@@ -676,17 +679,12 @@ class Reweighted(Restarts):
     """
 
     unit = REWEIGHT_UNIT
+    run_kind = RevealingBestFirst
 
     def next_run(self, state: State, number: int) -> Search:
-        run = RevealingBestFirst(
-            self.run_position(state, number),
-            autos=self.use_autos,
-            nodes_left=0,
-            deadline=0,
-            clock=float,
-        )
-        run.one_empty_target = self.one_empty_target
-        run.avoid = self.avoid
+        run = super().next_run(state, number)
+        assert isinstance(run, RevealingBestFirst)
+        run.shuffle = None  # the estimate orders the moves
         run.hidden_weight = REVEAL_WEIGHTS[(number - 1) % len(REVEAL_WEIGHTS)]
         if number > len(REVEAL_WEIGHTS):
             run.ties = random.Random(number)
