@@ -1125,12 +1125,15 @@ def _taken_back(move: AnyMove) -> AnyMove | None:
     return Move(move.target, move.source, move.count) if isinstance(move, Move) else None
 
 
-def _detours(slug: str) -> list[tuple[list[State], Move]]:
-    """Return games that followed the solver's line of a deal for a while, then made a move of
-    their own that can be taken back: each game's positions, the last one after that move."""
+def _detours(
+    slug: str, texts: tuple[str, ...] = ("bench-0", "bench-1", "bench-2")
+) -> list[tuple[list[State], Move]]:
+    """Return games that followed the solver's line of a deal (of each of ``texts``) for a
+    while, then made a move of their own that can be taken back: each game's positions, the
+    last one after that move."""
     games = []
     rng = random.Random(slug)
-    for text in ("bench-0", "bench-1", "bench-2"):
+    for text in texts:
         start = deal(builtin_variant(slug), practice_seed(text))
         line = solve(start, budget_nodes=20_000).line
         assert line is not None
@@ -1189,3 +1192,33 @@ def test_a_line_never_takes_the_last_move_back_nor_comes_back_to_a_position_play
     # and without being told, the search would have done one or the other in some of them
     assert won >= len(games) * 3 // 4
     assert came_back >= 3
+
+
+def test_a_klondike_line_told_the_positions_played_keeps_off_them_with_the_reweighted_runs():
+    # given: Klondike games that left the solver's line by a move that can be taken back,
+    # with cards still face down (so the reweighted runs search beside the full search)
+    games = _detours("klondike-draw-3", ("bench-0", "bench-4", "bench-5"))
+    won = 0
+    for positions, last in games:
+        state = positions[-1]
+        rules = Rules(state.variant, state.base_rank)
+        face_down = any(state.piles[t].hidden for t in rules.tableau)
+        assert (Reweighted in [kind for kind, *_ in _passes(rules, face_down)]) is face_down
+
+        # when
+        result = solve(state, budget_nodes=5000, avoid=positions, after=last)
+
+        # then: a winning line that neither takes the move back nor plays a position again,
+        # but for the deals it makes on its way to a waste card
+        if result.outcome != "won":
+            continue
+        won += 1
+        assert result.line
+        assert result.line[0] != _taken_back(last)
+        reached = state
+        for move in result.line:
+            reached = apply_move(reached, move)
+            assert isinstance(move, Deal) or reached not in positions
+        assert reached.won
+    assert len(games) >= 10
+    assert won >= len(games) * 3 // 4

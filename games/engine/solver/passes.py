@@ -197,8 +197,11 @@ def solve(
     A game's hint passes ``avoid``, the positions the game has been in, and ``after``, the move
     that led to ``state``: a ``won`` line then never enters one of those positions (after any
     of its moves and the automatic ones it brings; its first move alone, exactly) and never
-    starts by taking ``after``'s cards back. ``lost`` then means that no winning line keeps
-    to that, not that none is left at all.
+    starts by taking ``after``'s cards back. The deals a line makes through a stock on the way
+    to the waste card it plays are the exception: a game that has turned its stock over has
+    been in every position those deals pass, so only the position after the card is played
+    counts. ``lost`` then means that no winning line keeps to that, not that none is left at
+    all.
     """
     if budget_nodes is not None and budget_nodes < 1:
         raise ValueError(f"budget_nodes must be at least 1, not {budget_nodes}")
