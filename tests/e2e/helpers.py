@@ -24,6 +24,17 @@ def join_as_guest(page: Any, name: str) -> None:
     page.wait_for_selector(f"#nickname:has-text('{name}')")
 
 
+def click_move(page: Any, move: dict[str, Any], target: str = ":is(.card, .slot)") -> None:
+    """Make ``move`` (the API's JSON of a move) on the table by clicks, as a player does: the
+    source pile's top card, then the last of ``target`` in the pile it goes to (its top card or
+    its empty slot); a deal or a redeal by its button."""
+    if move["type"] == "move":
+        page.locator(f'.pile[data-pile="{move["from"]}"] button.card').last.click()
+        page.locator(f'.pile[data-pile="{move["to"]}"] {target}').last.click()
+    else:
+        page.click(f"#{move['type']}")
+
+
 def fetch_game(page: Any, game_id: str) -> dict[str, Any]:
     """Return the game object the API gives the page's player."""
     response = page.request.get(f"/api/games/{game_id}/")

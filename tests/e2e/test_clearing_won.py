@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from games.engine import builtin_variant, deal, practice_seed, solve
-from tests.e2e.helpers import join_as_guest, nickname
+from tests.e2e.helpers import click_move, join_as_guest, nickname
 from tests.e2e.test_table import SIZES, check_layout, new_practice
 
 pytestmark = pytest.mark.browser
@@ -63,11 +63,7 @@ def test_a_clearing_game_is_won_on_the_table_by_clicks(
 
     # when the player plays the line: a card picked, then the pile it goes to
     for ply, data in enumerate(line):
-        if data["type"] == "move":
-            page.locator(f'.pile[data-pile="{data["from"]}"] button.card').last.click()
-            page.locator(f'.pile[data-pile="{data["to"]}"] :is(button.card, .slot)').last.click()
-        else:
-            page.click(f"#{data['type']}")
+        click_move(page, data, ":is(button.card, .slot)")
         page.wait_for_selector(f"#ply:text-is('{ply + 1}')")
 
     # then the game is won, and the board never left the screen

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.helpers import fetch_game, join_as_guest, nickname
+from tests.e2e.helpers import click_move, fetch_game, join_as_guest, nickname
 
 pytestmark = pytest.mark.browser
 
@@ -73,12 +73,7 @@ def test_todays_deal_is_won_on_the_table_verified_and_ranked(
 
     # and plays the rest on the table, the last card home by a double-click
     for ply in range(start, len(line) - 1):
-        data = line[ply]
-        if data["type"] == "move":
-            page.locator(f'.pile[data-pile="{data["from"]}"] button.card').last.click()
-            page.locator(f'.pile[data-pile="{data["to"]}"] :is(.card, .slot)').last.click()
-        else:
-            page.click(f"#{data['type']}")
+        click_move(page, line[ply])
         page.wait_for_selector(f"#ply:text-is('{ply + 1}')")
     assert last["type"] == "move" and last["to"].startswith("foundation")
     page.locator(f'.pile[data-pile="{last["from"]}"] button.card').last.dblclick()

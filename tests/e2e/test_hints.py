@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from games.engine import Move, apply_move, builtin_variant, deal, parse_move, practice_seed
-from tests.e2e.helpers import join_as_guest, nickname
+from tests.e2e.helpers import click_move, join_as_guest, nickname
 from tests.e2e.test_table import new_practice
 
 pytestmark = pytest.mark.browser
@@ -40,10 +40,7 @@ def test_a_castile_deal_is_won_by_playing_each_hint(new_page: Any) -> None:
         if move["type"] == "move":
             hinted = page.locator(f'.pile[data-pile="{move["from"]}"] button.card.hinted')
             assert hinted.count() == move["count"]
-            page.locator(f'.pile[data-pile="{move["from"]}"] button.card').last.click()
-            page.locator(f'.pile[data-pile="{move["to"]}"] :is(.card, .slot)').last.click()
-        else:
-            page.click(f"#{move['type']}")
+        click_move(page, move)
         hints.append(move)
         page.wait_for_selector(f"#ply:text-is('{len(hints)}')")
         state = apply_move(state, parse_move(move))

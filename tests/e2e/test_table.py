@@ -34,7 +34,7 @@ from games.engine import (
     practice_seed,
     solve,
 )
-from tests.e2e.helpers import fetch_game, join_as_guest, nickname, shown_piles
+from tests.e2e.helpers import click_move, fetch_game, join_as_guest, nickname, shown_piles
 
 pytestmark = pytest.mark.browser
 
@@ -341,12 +341,7 @@ def test_a_practice_game_is_won_through_the_table(new_page: Any) -> None:
     *line, last = result.line
     for ply, move in enumerate(line):
         data = move.to_json()
-        if data["type"] == "move":
-            source = page.locator(f'.pile[data-pile="{data["from"]}"] button.card').last
-            source.click()
-            page.locator(f'.pile[data-pile="{data["to"]}"] :is(.card, .slot)').last.click()
-        else:
-            page.click(f"#{data['type']}")
+        click_move(page, data)
         page.wait_for_selector(f"#ply:text-is('{ply + 1}')")
         assert parse_move(data) == move
     data = last.to_json()
