@@ -178,6 +178,61 @@ def test_castiles_foundation_moves_are_played_for_the_card_only_lower_cards_lie_
     assert position.cards[4][-1] == state.pile("tableau-0").cards[-2]
 
 
+def test_klondikes_full_search_plays_a_card_up_once_all_that_could_lie_on_it_is_up(table) -> None:
+    # given: cards may come back from the foundations. The Six of Clubs could hold only a red
+    # Five (both up), which could hold only a black Four (both up), and so on down; the Six of
+    # Diamonds could hold the Five of Spades, still out (under the Nine of Hearts)
+    klondike = table("klondike-draw-3")
+    state = klondike.position(
+        """
+        foundation-0  AC 2C 3C 4C 5C
+        foundation-1  AD 2D 3D 4D 5D
+        foundation-2  AH 2H 3H 4H 5H
+        foundation-3  AS 2S 3S 4S
+        tableau-0     (KH) 6C
+        tableau-1     (KC) 6D
+        tableau-2     5S 9H
+        """
+    )
+    rules = Rules(state.variant, state.base_rank)
+    position = Position(rules, state)
+    played: list[tuple[int, int, int, int, int, int]] = []
+
+    # when: the automatic moves of the full search
+    position.autos(played, SAFE)
+
+    # then: the Six of Clubs goes up, though the Five of Spades is out; the Six of Diamonds stays
+    ids = state.variant.index
+    assert [(record[0], record[1]) for record in played] == [
+        (ids["tableau-0"], ids["foundation-0"])
+    ]
+
+
+def test_klondikes_full_search_keeps_a_card_a_card_still_out_could_come_to_lie_on(table) -> None:
+    # given: the Six of Clubs could hold a red Five, which could hold the Four of Spades, still
+    # out (under the Nine of Hearts)
+    klondike = table("klondike-draw-3")
+    state = klondike.position(
+        """
+        foundation-0  AC 2C 3C 4C 5C
+        foundation-1  AD 2D 3D 4D 5D
+        foundation-2  AH 2H 3H 4H 5H
+        foundation-3  AS 2S 3S
+        tableau-0     (KH) 6C
+        tableau-1     4S 9H
+        """
+    )
+    rules = Rules(state.variant, state.base_rank)
+    position = Position(rules, state)
+    played: list[tuple[int, int, int, int, int, int]] = []
+
+    # when
+    position.autos(played, SAFE)
+
+    # then
+    assert played == []
+
+
 def test_foundation_moves_of_other_games_with_returns_are_never_played_by_the_full_search():
     for slug in ["caprice", "box-kite", "quadruple-canfield"]:
         state = deal(builtin_variant(slug), practice_seed("bench-0"))
@@ -487,6 +542,40 @@ def test_stock_macros_are_the_waste_tops_the_engines_deals_reach(slug: str) -> N
         assert len(macros) == len(expected)
         moves = legal_moves(state)
         state = apply_move(state, rng.choice(moves)) if moves else state
+
+
+@pytest.mark.parametrize("slug", ["canfield", "klondike-draw-3", "klondike-draw-1"])
+def test_deals_in_a_row_reach_the_engines_position_and_are_taken_back_exactly(slug: str) -> None:
+    # given: positions along the stock, a run of deals from each that may turn the waste over
+    variant = builtin_variant(slug)
+    state = deal(variant, practice_seed("deals in a row"))
+    rules = Rules(variant, state.base_rank)
+    for _ in range(40):
+        for j in (1, 2, 5, 9, 17):
+            position = Position(rules, state)
+            before = (position.snapshot(), position.key())
+
+            # when
+            record = position.deal_through(j)
+            position.rekey_stock()
+            dealt = position.to_state()
+            key = position.key()
+            position.undeal_through(record)
+            position.rekey_stock()
+
+            # then: the engine's j deals reach the same piles, and the same key as j single
+            # deals; taking them back restores the position
+            expected = state
+            for _ in range(j):
+                expected = apply_move(expected, Deal())
+            assert dealt.piles == expected.piles
+            assert (position.snapshot(), position.key()) == before
+            singles = [position.deal() for _ in range(j)]
+            assert position.key() == key
+            for single in reversed(singles):
+                position.undeal(single)
+            assert (position.snapshot(), position.key()) == before
+        state = apply_move(state, Deal())
 
 
 @pytest.mark.parametrize("slug", ["canfield", "quadruple-canfield"])

@@ -95,6 +95,9 @@ def _line(rules: Rules, logs: list[list[tuple[str, object]]]) -> list[AnyMove]:
         for kind, record in log:
             if kind == "d":
                 line.append(Deal())
+            elif kind == "w":
+                assert isinstance(record, tuple)
+                line.extend(Deal() for _ in range(record[0]))
             elif kind == "r":
                 line.append(Redeal())
             else:

@@ -512,6 +512,64 @@ class Position:
         self._rekey(r.stock)
         return given
 
+    def deal_through(self, j: int) -> tuple[int, ...]:
+        """Deal ``j`` times from a stock to its waste, as ``j`` calls of ``deal(False)`` would
+        (turning the waste over where the stock is empty), moving the cards of deals in a row
+        at once; return what ``undeal_through`` needs: the cards each such run moved, or 0 for a
+        turn of the waste. The stock's and waste's keys are left stale (``rekey_stock``)."""
+        r = self.r
+        assert r.stock is not None and r.waste is not None and r.stock_rule is not None
+        per_deal = r.stock_rule.cards
+        stock = self.cards[r.stock]
+        waste = self.cards[r.waste]
+        record: list[int] = []
+        while j > 0:
+            if not stock:
+                self.deal(False)  # the waste turned over
+                record.append(0)
+                j -= 1
+                continue
+            n = min(j * per_deal, len(stock))
+            j -= -(-n // per_deal)
+            moved = stock[-n:]
+            del stock[-n:]
+            del self.chains[r.stock][-n:]
+            moved.reverse()
+            waste.extend(moved)
+            wchain = self.chains[r.waste]
+            node = wchain[-1]
+            node_of = self._node
+            for c in moved:
+                node = node_of(node, c)
+                wchain.append(node)
+            self.hidden[r.stock] = len(stock)
+            record.append(n)
+        return tuple(record)
+
+    def undeal_through(self, record: tuple[int, ...]) -> None:
+        """Take back ``deal_through``'s deals; the stock's and waste's keys are left stale."""
+        r = self.r
+        assert r.stock is not None and r.waste is not None
+        stock = self.cards[r.stock]
+        waste = self.cards[r.waste]
+        trie = self.trie
+        for n in reversed(record):
+            if not n:
+                self.undeal(0, False)
+                continue
+            moved = waste[-n:]
+            del waste[-n:]
+            del self.chains[r.waste][-n:]
+            moved.reverse()
+            stock.extend(moved)
+            schain = self.chains[r.stock]
+            node = schain[-1]
+            for c in moved:
+                # The stock held these cards before: their nodes are in the trie.
+                node = trie[node << CARD_BITS | c]
+                schain.append(node)
+            self.hidden[r.stock] = len(stock)
+
     def rekey_stock(self) -> None:
         """Renew the keys of the stock and the waste."""
         r = self.r
@@ -732,17 +790,24 @@ class Position:
         """Return whether playing ``c`` to its foundation can never lose a win, though cards
         may come back from the foundations (rules as ``Rules.returning_safe`` checks).
 
-        Every card of lower rank is on the foundations, and only those can lie on ``c`` or on
-        each other. Take any winning line from the position before the move, and leave out its
-        moves of ``c`` and of the lower cards: what is left is legal after the move and wins.
-        Its other cards never lie on the cards left out, nor those on them (only lower cards
-        can), so each is on top in the same piles as before; a foundation then holds the same
-        cards or those it held plus the lower ones and ``c``, so it takes the same cards and
-        shows the same top when one of the other cards leaves it. Where sequences move, one
-        with ``c`` (or a lower card) on top moves without it, from the same card to the same
-        pile; a stock dealing to a waste deals the same cards, less ``c``, which from a waste
-        is played only where the stock deals one card at a time or the waste is not turned
-        over again (``autos``).
+        Every card of ``Rules.lower[c]`` is on the foundations: a set of lower cards that
+        holds every card that may lie on ``c`` or on one of its cards, and in each suit the
+        cards from the Ace up to some rank (``Rules._under``). Take any winning line from
+        the position before the move, and leave out its moves of ``c`` and of those cards:
+        what is left is legal after the move and wins. The set's cards start on the
+        foundations and ``c`` on top of its pile, and a move puts on one of them only a card
+        of the set (carrying only cards of the set above it): so in the line, nothing but
+        cards of the set ever lies above ``c`` or one of them, and leaving them out leaves
+        every other card in the same pile on the same cards. Each of those moves from a card
+        to a card as before (onto a card of the set it would be in the set itself); a pile
+        emptied or a card turned up sooner only gains moves. A foundation holds the same
+        cards or those plus the set's cards of its suit, from its Ace up: a card of the line
+        above those goes up on the same top, and one taken back shows the same top (one at
+        or below the set's highest of its suit would be in the set). Where sequences move,
+        one with ``c`` (or a card of the set) on top moves without it, from the same card to
+        the same pile; a stock dealing to a waste deals the same cards, less ``c``, which
+        from a waste is played only where the stock deals one card at a time or the waste is
+        not turned over again (``autos``).
         """
         if not self.r.returning_safe[c]:
             return False

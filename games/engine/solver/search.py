@@ -380,8 +380,7 @@ class Search:
             log.append(("r", pos.redeal()))
         else:
             if j:
-                for _ in range(j):
-                    log.append(("d", pos.deal(False)))
+                log.append(("w", (j, pos.deal_through(j))))
                 pos.rekey_stock()
             played = pos.transfer(s, d, k)
             log.append(("t", played))
@@ -419,6 +418,10 @@ class Search:
             if kind == "t":
                 assert isinstance(record, tuple)
                 pos.untransfer(record)
+            elif kind == "w":
+                assert isinstance(record, tuple)
+                pos.undeal_through(record[1])
+                waste_deals = True
             elif kind == "d":
                 if isinstance(record, int):
                     pos.undeal(record, False)

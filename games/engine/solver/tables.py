@@ -353,16 +353,33 @@ class Rules:
             or foundation_rules != {(Build(Direction.UP, SuitRule.SAME, False), 1)}
         ):
             return never
-        self.lower = tuple(
-            tuple(x for x in range(CARDS_PER_DECK) if RANK_OF[x] < RANK_OF[c])
-            for c in range(CARDS_PER_DECK)
-        )
         out = []
+        lower = []
         for c in range(CARDS_PER_DECK):
             # No card outside the lower ones and c may lie on one of them or on c.
-            below = set(self.lower[c]) | {c}
+            below = {x for x in range(CARDS_PER_DECK) if RANK_OF[x] < RANK_OF[c]} | {c}
             out.append(all(u in below for t in below for u in self.tsucc[t]))
+            lower.append(self._under(c) if out[-1] else ())
+        self.lower = tuple(lower)
         return tuple(out)
+
+    def _under(self, c: int) -> tuple[int, ...]:
+        """Return the cards ``_safe_returning`` needs up before ``c``: the smallest set of cards
+        that holds every card that may lie on ``c`` or on one of its cards, and every card below
+        one of its cards in the suit (so the cards of a suit in it are its Ace up to some rank).
+
+        In Klondike, for a card of rank r: the cards of the other colour up to r - 1, those of
+        its suit up to r - 1, and those of the other suit of its colour up to r - 2."""
+        found = {c}
+        todo = [c]
+        while todo:
+            t = todo.pop()
+            for u in (*self.tsucc[t], *range(t - RANK_OF[t] + 1, t)):
+                if u not in found:
+                    found.add(u)
+                    todo.append(u)
+        found.discard(c)
+        return tuple(sorted(found))
 
 
 @lru_cache(maxsize=32)
