@@ -38,6 +38,7 @@ from games.engine.solver.search import (
     DeepBestFirst,
     Restarts,
     Reweighted,
+    RoomyBestFirst,
     Search,
     luby,
 )
@@ -1033,6 +1034,36 @@ def test_only_a_klondike_deal_gets_the_reweighted_pass(slug: str, runs_it: bool)
 
     assert (Reweighted in kinds) is runs_it
     assert Reweighted not in [kind for kind, *_ in _passes(rules, False)]
+
+
+@pytest.mark.parametrize(("text", "wins"), [("bench-13", RoomyBestFirst), ("bench-43", BestFirst)])
+def test_freecells_two_estimates_each_win_a_deal_the_other_misses(
+    text: str, wins: type[Search]
+) -> None:
+    # given: a FreeCell deal, searched by the plain estimate and by the one that weighs free
+    # cells and empty piles twice as heavily, 3,000 positions each
+    state = deal(builtin_variant("freecell"), practice_seed(text))
+    rules = Rules(state.variant, state.base_rank)
+
+    def one(kind: type[Search]) -> tuple[str, list[AnyMove]]:
+        search = kind(
+            Position(rules, state), autos=SAFE, nodes_left=3_000, deadline=1e18, clock=float
+        )
+        try:
+            outcome, logs = search.run()
+        except Budget:
+            return "unknown", []
+        return outcome, _line(rules, logs or [])
+
+    # when
+    found = {kind: one(kind) for kind in (BestFirst, RoomyBestFirst)}
+
+    # then: one wins with a line that replays, the other does not within the budget
+    outcome, line = found[wins]
+    assert outcome == "won"
+    assert replays_to_a_win(state, line)
+    assert [o for kind, (o, _) in found.items() if kind is not wins] == ["unknown"]
+    assert [kind for kind, *_ in _passes(rules)] == [BestFirst, RoomyBestFirst, Search]
 
 
 def test_a_restart_tries_the_moves_in_another_order() -> None:

@@ -60,6 +60,7 @@ from .search import (
     Outcome,
     Restarts,
     Reweighted,
+    RoomyBestFirst,
     Search,
 )
 from .tables import AGGRESSIVE, SAFE, Rules, tables_for
@@ -130,6 +131,13 @@ def _passes(rules: Rules, face_down: bool = False) -> list[Pass]:
                 (Reweighted, rules, SAFE, 16384, False),
                 (BestFirst, rules, SAFE, 8192, True),
                 (Search, rules, SAFE, 4096, True),
+            ]
+        if rules.cells:
+            # FreeCell: two estimates, each winning deals the other misses for long.
+            return [
+                (BestFirst, rules, SAFE, 4096, True),
+                (RoomyBestFirst, rules, SAFE, 4096, True),
+                (Search, rules, SAFE, 2048, True),
             ]
         return [(BestFirst, rules, SAFE, 4096, True), (Search, rules, SAFE, 4096, True)]
     if rules.macro and rules.redeal_hook is None:

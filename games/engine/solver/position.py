@@ -16,7 +16,19 @@ from ..rules import (
     SuitRule,
 )
 from ..state import Pile, State
-from .tables import AGGRESSIVE, CARD_BITS, DEAL, PROMISE_DEPTH, REDEAL, SAFE, IMove, Record, Rules
+from .tables import (
+    AGGRESSIVE,
+    CARD_BITS,
+    DEAL,
+    PROMISE_CELL,
+    PROMISE_CELL_SPACE,
+    PROMISE_DEPTH,
+    REDEAL,
+    SAFE,
+    IMove,
+    Record,
+    Rules,
+)
 
 
 class Position:
@@ -50,6 +62,8 @@ class Position:
             self._rekey(i)
         # What each card above the nearest card a foundation takes next costs ``promise``.
         self.depth_weight = PROMISE_DEPTH
+        # How many times ``PROMISE_CELL`` and ``PROMISE_CELL_SPACE`` count (free cells only).
+        self.cell_weight = 1
         # ``coarse_key``'s tables: the foundations it last read and the cards they take next,
         # each pile content's number for those, and the numbers of the contents it has seen.
         self.coarse_found: list[int] = []
@@ -705,16 +719,18 @@ class Position:
     def promise(self) -> int:
         """Return how near the position looks to a win (higher is nearer): cards on the
         foundations, less the cards that lie on one they do not build on and the depth of the
-        cards the foundations take next, plus empty piles."""
+        cards the foundations take next, plus empty piles (and, with free cells, less the
+        cards in them)."""
         r = self.r
         cards = self.cards
         table = r.sbuilds
         score = 12 * self.infound
         depth: dict[int, int] = {}
+        spaces = 0
         for t in r.tableau:
             pile = cards[t]
             if not pile:
-                score += 4
+                spaces += 1
                 continue
             n = len(pile) - 1
             previous = pile[0]
@@ -727,6 +743,11 @@ class Position:
                 if depth.get(c, d) >= d:
                     depth[c] = d
                 previous = c
+        score += 4 * spaces
+        if r.cells:
+            # FreeCell: a card in a cell blocks it, and a space moves more than a cell does.
+            held = sum(1 for x in r.cells if cards[x])
+            score += self.cell_weight * (PROMISE_CELL_SPACE * spaces - PROMISE_CELL * held)
         if r.runs:
             # Spider: the foundations move 13 cards at a time; what leads there is every card
             # turned face up and every card on the next of its suit.

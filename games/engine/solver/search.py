@@ -81,6 +81,8 @@ class Search:
     # What each card above the nearest card a foundation takes next costs the pass's
     # estimate (``Position.promise``; used by the best-first passes).
     depth_weight = PROMISE_DEPTH
+    # How many times the estimate counts the cards in free cells and the empty piles there.
+    cell_weight = 1
 
     def __init__(
         self,
@@ -93,6 +95,7 @@ class Search:
     ) -> None:
         self.pos = pos
         pos.depth_weight = self.depth_weight
+        pos.cell_weight = self.cell_weight
         self.use_autos = autos
         self.nodes = 0
         # The work done, in positions made (a best-first one counts thrice: it is also packed
@@ -649,6 +652,14 @@ class DeepBestFirst(BestFirst):
     automatic moves are used."""
 
     depth_weight = 2 * PROMISE_DEPTH
+
+
+class RoomyBestFirst(BestFirst):
+    """A best-first pass whose estimate weighs the cards in free cells and the empty tableau
+    piles twice as heavily: in FreeCell it wins other deals than the plain one (on bench-0 …
+    bench-99, alone at 5 s a deal, each won 96 and missed 4 that the other won)."""
+
+    cell_weight = 2
 
 
 class RevealingBestFirst(BestFirst):

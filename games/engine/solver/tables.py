@@ -44,6 +44,10 @@ LIKELY = 3
 # What each card above the nearest card a foundation takes next costs the best-first pass's
 # estimate (a card on a foundation earns 12, a card on one it does not build on costs 3).
 PROMISE_DEPTH = 6
+# Where the rules have free cells, what a card in a cell costs that estimate and what an
+# empty tableau pile earns on top of the 4 every empty pile earns (it holds a whole sequence).
+PROMISE_CELL = 6
+PROMISE_CELL_SPACE = 8
 
 
 @lru_cache(maxsize=64)
