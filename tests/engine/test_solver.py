@@ -1021,11 +1021,13 @@ def test_reweighted_runs_charge_face_down_cards_by_turns_and_win_a_deal_best_fir
     [
         ("klondike-draw-3", True),  # face-down cards, a stock dealing to a waste
         ("klondike-draw-1", True),
+        ("yukon", True),  # face-down cards, one deck, no stock
         ("quadruple-canfield", False),  # no face-down cards on its tableau
-        ("yukon", False),  # no stock
+        ("box-kite", False),  # face-down cards, but two decks
+        ("spider-2-suits", False),  # a stock dealt to the tableau, runs to the foundations
     ],
 )
-def test_only_a_klondike_deal_gets_the_reweighted_pass(slug: str, runs_it: bool) -> None:
+def test_only_klondike_and_yukon_deals_get_the_reweighted_pass(slug: str, runs_it: bool) -> None:
     state = deal(builtin_variant(slug), practice_seed("bench-0"))
     rules = Rules(state.variant, state.base_rank)
     face_down = any(state.piles[t].hidden for t in rules.tableau)
