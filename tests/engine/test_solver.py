@@ -42,7 +42,7 @@ from games.engine.solver.search import (
     Search,
     luby,
 )
-from games.engine.solver.tables import AGGRESSIVE, DEAL, REDEAL, SAFE, IMove, Rules
+from games.engine.solver.tables import AGGRESSIVE, DEAL, REDEAL, SAFE, IMove, Record, Rules
 from games.engine.text import parse
 from tests.engine.conftest import Table, engine
 from tests.engine.test_rules_box_kite import BASES as BOX_KITE_BASES
@@ -154,6 +154,15 @@ def test_a_foundation_move_a_card_is_needed_for_is_not_forced(table) -> None:
     assert replays_to_a_win(state, result.line)
 
 
+def _safe_autos(state: State) -> tuple[Position, list[Record]]:
+    """Return the full search's position on ``state`` after its automatic foundation moves
+    (``SAFE``), and their records."""
+    position = Position(Rules(state.variant, state.base_rank), state)
+    played: list[Record] = []
+    position.autos(played, SAFE)
+    return position, played
+
+
 def test_castiles_foundation_moves_are_played_for_the_card_only_lower_cards_lie_on(table) -> None:
     # given: every Ace and Two is up, so nothing but those can lie on the Three of Clubs;
     # Threes are still out, so the Four of Hearts has cards it may yet be needed for
@@ -167,12 +176,9 @@ def test_castiles_foundation_moves_are_played_for_the_card_only_lower_cards_lie_
         tableau-0     3H 3S 3D 4H 3C
         """
     )
-    rules = Rules(state.variant, state.base_rank)
-    position = Position(rules, state)
-    played: list[tuple[int, int, int, int, int, int]] = []
 
     # when: the automatic moves of the full search, though cards may come back in Castile
-    position.autos(played, SAFE)
+    position, played = _safe_autos(state)
 
     # then: the Three of Clubs goes up by itself, and the Four of Hearts stays
     assert [record[:3] for record in played] == [(4, 0, 1)]
@@ -195,12 +201,9 @@ def test_klondikes_full_search_plays_a_card_up_once_all_that_could_lie_on_it_is_
         tableau-2     5S 9H
         """
     )
-    rules = Rules(state.variant, state.base_rank)
-    position = Position(rules, state)
-    played: list[tuple[int, int, int, int, int, int]] = []
 
     # when: the automatic moves of the full search
-    position.autos(played, SAFE)
+    _, played = _safe_autos(state)
 
     # then: the Six of Clubs goes up, though the Five of Spades is out; the Six of Diamonds stays
     ids = state.variant.index
@@ -223,12 +226,9 @@ def test_klondikes_full_search_keeps_a_card_a_card_still_out_could_come_to_lie_o
         tableau-1     4S 9H
         """
     )
-    rules = Rules(state.variant, state.base_rank)
-    position = Position(rules, state)
-    played: list[tuple[int, int, int, int, int, int]] = []
 
     # when
-    position.autos(played, SAFE)
+    _, played = _safe_autos(state)
 
     # then
     assert played == []
