@@ -161,8 +161,8 @@ def _passes(rules: Rules, face_down: bool = False) -> list[Pass]:
     if face_down and rules.stock is None and rules.decks == 1 and rules.redeal_hook is None:
         # Yukon: the restarts, the reweighted runs over the game without foundation returns
         # and the full search, evenly. On bench-0 … bench-99 at 10 s a deal this decided 85
-        # deals, where the four passes below decided 83; the full search proves some deals
-        # lost in 3–7 s of its own, past its share there.
+        # deals, where the four passes below decided 83: alone, the full search proves some
+        # deals lost in 2–4 s, past its share of 10 s there.
         kept = tables_for(replace(rules.variant, foundation_return=Return.NONE), rules.base_rank)
         return [
             (Restarts, rules, AGGRESSIVE, 8192, False),

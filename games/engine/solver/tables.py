@@ -239,8 +239,9 @@ class Rules:
         self.sound_autos = self.back is Return.NONE
         # Where cards may come back from the foundations, a foundation move is still provably
         # safe in a one-deck game whose foundations all build up in suit from the Ace, with no
-        # stock, refill, redeal or sequence moves, when every lower card is on the foundations
-        # and no card but those can lie on it (see ``_safe_returning``).
+        # refill or redeal hook and a stock, if any, dealing to a waste, once the cards of
+        # ``lower[c]`` are up: every card that could come to lie on c, and the cards under those
+        # in their suits (``_under``; see ``Position._safe_returning``).
         self.lower: tuple[tuple[int, ...], ...] = ((),) * CARDS_PER_DECK
         self.returning_safe = self._returning_safe_cards(variant, piles, refills)
         self.any_returning_safe = any(self.returning_safe)
