@@ -150,8 +150,21 @@ def _take_all(deal_ids: list[int], now: float) -> dict[int, changes.Batch]:
     return taken
 
 
+async def _mark_board_again(deal_id: int) -> None:
+    """Have the deal's next due batch carry its leaderboard again, after a batch that took
+    the change could not push it (nothing is lost but a moment; a store that is away too has
+    the change pushed by the next game that finishes)."""
+    try:
+        await sync_to_async(changes.store().mark_board, thread_sensitive=False)(deal_id)
+    except Exception as error:
+        logger.warning("live leaderboard of deal %s not marked again: %r", deal_id, error)
+
+
 async def flush(now: float | None = None, watched: list[WatchedDeal] | None = None) -> int:
-    """Send every due batch of the watched deals; return how many group messages were sent."""
+    """Send every due batch of the watched deals; return how many group messages were sent.
+
+    A changed leaderboard that a batch could not read or send is marked changed again, so the
+    deal's next due batch carries it."""
     moment = changes.now() if now is None else now
     deals = {w.deal_id: w for w in (list(_watched.values()) if watched is None else watched)}
     if not deals:
@@ -163,20 +176,29 @@ async def flush(now: float | None = None, watched: list[WatchedDeal] | None = No
         messages: list[dict[str, Any]] = []
         if batch.progress:
             messages.append({"type": "progress", "players": batch.progress})
-        if batch.board_changed:
-            entries, total = await in_thread(services.top_entries)(deals[deal_id].deal)
-            messages.append(leaderboard_message(entries, total))
+        board_changed = batch.board_changed
+        if board_changed:
+            try:
+                entries, total = await in_thread(services.top_entries)(deals[deal_id].deal)
+            except Exception as error:  # the database is away for a moment: retried
+                logger.warning("live leaderboard of deal %s not read: %r", deal_id, error)
+                await _mark_board_again(deal_id)
+                board_changed = False
+            else:
+                messages.append(leaderboard_message(entries, total))
         if batch.playing is not None:
             messages.append({"type": "presence", "playing": batch.playing})
         if not messages or layer is None:
             continue
-        if batch.board_changed or batch.playing is not None:
+        if board_changed or batch.playing is not None:
             _snapshots.pop(deal_id, None)
         push = {"type": "daily.push", "deal": deal_id, "messages": messages}
         try:
             await layer.group_send(deals[deal_id].group, push)
         except Exception as error:
             metrics.CHANNEL_LAYER_FAILURES.labels(what="daily_push").inc()
+            if board_changed:
+                await _mark_board_again(deal_id)
             if isinstance(error, redis_client.LAYER_FAULTS):
                 redis_client.report(error, what=changes.RedisStore.what)
             raise

@@ -183,6 +183,41 @@ async def test_a_finished_game_pushes_the_leaderboard_once_and_leaves_presence(
     assert [(e["player"], e["game"]) for e in board["entries"]] == [("alice", game.pk)]
 
 
+async def test_a_leaderboard_that_could_not_be_read_goes_with_the_next_batch(
+    watched: Any, fake_clock: FakeClock, monkeypatch: Any
+) -> None:
+    # given: a finished game, and the database away while the batch that took it reads the board
+    def finish() -> Game:
+        game = start("alice")
+        return services.game_resign(game_id=game.pk, player=game.player)
+
+    game = await database_sync_to_async(finish)()
+    real = board_services.top_entries
+    calls = []
+
+    def away_once(deal: Deal) -> Any:
+        calls.append(deal.pk)
+        if len(calls) == 1:
+            raise OSError("the database is away")
+        return real(deal)
+
+    monkeypatch.setattr(board_services, "top_entries", away_once)
+
+    # when: that batch, then the next one due
+    fake_clock.now = T0 + 1
+    first = await live.flush(now=T0 + 1, watched=[watched])
+    first_messages = await pushed(watched)
+    fake_clock.now = T0 + 2
+    second = await live.flush(now=T0 + 2, watched=[watched])
+
+    # then: the progress went at once, the leaderboard with the next batch
+    assert (first, second) == (1, 1)
+    assert [m["type"] for m in first_messages] == ["progress"]
+    board = (await pushed(watched))[-1]
+    assert board["type"] == "leaderboard"
+    assert [(e["player"], e["game"]) for e in board["entries"]] == [("alice", game.pk)]
+
+
 async def test_a_failing_store_never_raises_into_the_write(watched: Any, monkeypatch: Any) -> None:
     class Broken:
         def record(self, *args: Any, **kwargs: Any) -> None:
