@@ -172,7 +172,9 @@ async def flush(now: float | None = None, watched: list[WatchedDeal] | None = No
     taken = await sync_to_async(_take_all, thread_sensitive=False)(list(deals), moment)
     layer = get_channel_layer()
     sent = 0
+    left = list(taken)
     for deal_id, batch in taken.items():
+        left.remove(deal_id)
         messages: list[dict[str, Any]] = []
         if batch.progress:
             messages.append({"type": "progress", "players": batch.progress})
@@ -197,8 +199,10 @@ async def flush(now: float | None = None, watched: list[WatchedDeal] | None = No
             await layer.group_send(deals[deal_id].group, push)
         except Exception as error:
             metrics.CHANNEL_LAYER_FAILURES.labels(what="daily_push").inc()
-            if board_changed:
-                await _mark_board_again(deal_id)
+            # This batch's board, and those of the batches taken after it, go with the next.
+            for unsent in [deal_id, *left] if board_changed else left:
+                if taken[unsent].board_changed:
+                    await _mark_board_again(unsent)
             if isinstance(error, redis_client.LAYER_FAULTS):
                 redis_client.report(error, what=changes.RedisStore.what)
             raise

@@ -218,6 +218,39 @@ async def test_a_leaderboard_that_could_not_be_read_goes_with_the_next_batch(
     assert [(e["player"], e["game"]) for e in board["entries"]] == [("alice", game.pk)]
 
 
+async def test_a_leaderboard_that_could_not_be_sent_goes_with_the_next_batch(
+    watched: Any, fake_clock: FakeClock, monkeypatch: Any
+) -> None:
+    # given: a finished game, and the channel layer failing the push of the batch that took it
+    def finish() -> Game:
+        game = start("alice")
+        return services.game_resign(game_id=game.pk, player=game.player)
+
+    await database_sync_to_async(finish)()
+    layer = get_channel_layer()
+    real = layer.group_send
+    failures = []
+
+    async def fails_once(group: str, message: dict[str, Any]) -> None:
+        if not failures:
+            failures.append(group)
+            raise RuntimeError("the push failed")
+        await real(group, message)
+
+    monkeypatch.setattr(layer, "group_send", fails_once)
+
+    # when: that batch, then the next one due
+    fake_clock.now = T0 + 1
+    with pytest.raises(RuntimeError):
+        await live.flush(now=T0 + 1, watched=[watched])
+    fake_clock.now = T0 + 2
+    sent = await live.flush(now=T0 + 2, watched=[watched])
+
+    # then: the next batch carries the leaderboard
+    assert sent == 1
+    assert [m["type"] for m in await pushed(watched)] == ["leaderboard"]
+
+
 async def test_a_failing_store_never_raises_into_the_write(watched: Any, monkeypatch: Any) -> None:
     class Broken:
         def record(self, *args: Any, **kwargs: Any) -> None:
