@@ -185,53 +185,40 @@ def test_castiles_foundation_moves_are_played_for_the_card_only_lower_cards_lie_
     assert position.cards[4][-1] == state.pile("tableau-0").cards[-2]
 
 
-def test_klondikes_full_search_plays_a_card_up_once_all_that_could_lie_on_it_is_up(table) -> None:
-    # given: cards may come back from the foundations. The Six of Clubs could hold only a red
-    # Five (both up), which could hold only a black Four (both up), and so on down; the Six of
-    # Diamonds could hold the Five of Spades, still out (under the Nine of Hearts)
-    klondike = table("klondike-draw-3")
-    state = klondike.position(
-        """
+@pytest.mark.parametrize(
+    ("spades", "out", "goes_up"),
+    [
+        # The Six of Clubs could hold only a red Five (both up), which could hold only a black
+        # Four (both up), and so on down: it goes up, though the Five of Spades is still out
+        # (and so the Six of Diamonds, which could hold it, stays).
+        ("AS 2S 3S 4S", "5S 9H", True),
+        # A red Five could hold the Four of Spades, still out: the Six of Clubs stays.
+        ("AS 2S 3S", "4S 9H", False),
+    ],
+)
+def test_klondikes_full_search_plays_a_card_up_once_nothing_still_out_could_come_to_lie_on_it(
+    table, spades: str, out: str, goes_up: bool
+) -> None:
+    # given: cards may come back from the foundations; the card still out lies under another
+    state = table("klondike-draw-3").position(
+        f"""
         foundation-0  AC 2C 3C 4C 5C
         foundation-1  AD 2D 3D 4D 5D
         foundation-2  AH 2H 3H 4H 5H
-        foundation-3  AS 2S 3S 4S
+        foundation-3  {spades}
         tableau-0     (KH) 6C
         tableau-1     (KC) 6D
-        tableau-2     5S 9H
+        tableau-2     {out}
         """
     )
 
     # when: the automatic moves of the full search
     _, played = _safe_autos(state)
 
-    # then: the Six of Clubs goes up, though the Five of Spades is out; the Six of Diamonds stays
-    ids = state.variant.index
-    assert [(record[0], record[1]) for record in played] == [
-        (ids["tableau-0"], ids["foundation-0"])
-    ]
-
-
-def test_klondikes_full_search_keeps_a_card_a_card_still_out_could_come_to_lie_on(table) -> None:
-    # given: the Six of Clubs could hold a red Five, which could hold the Four of Spades, still
-    # out (under the Nine of Hearts)
-    klondike = table("klondike-draw-3")
-    state = klondike.position(
-        """
-        foundation-0  AC 2C 3C 4C 5C
-        foundation-1  AD 2D 3D 4D 5D
-        foundation-2  AH 2H 3H 4H 5H
-        foundation-3  AS 2S 3S
-        tableau-0     (KH) 6C
-        tableau-1     4S 9H
-        """
-    )
-
-    # when
-    _, played = _safe_autos(state)
-
     # then
-    assert played == []
+    ids = state.variant.index
+    expected = [(ids["tableau-0"], ids["foundation-0"])] if goes_up else []
+    assert [(record[0], record[1]) for record in played] == expected
 
 
 def test_foundation_moves_of_other_games_with_returns_are_never_played_by_the_full_search():

@@ -59,6 +59,12 @@ def start(nickname: str) -> Game:
     return services.game_start(player=player, variant="box-kite", mode="daily")[0]
 
 
+def resigned(nickname: str) -> Game:
+    """Return a daily game of a new player, resigned."""
+    game = start(nickname)
+    return services.game_resign(game_id=game.pk, player=game.player)
+
+
 async def pushed(watched: Any) -> list[dict[str, Any]]:
     message = await asyncio.wait_for(get_channel_layer().receive(watched.channel), timeout=5)
     assert message["type"] == "daily.push"
@@ -167,11 +173,7 @@ async def test_presence_counts_players_who_moved_in_the_last_minute(
 async def test_a_finished_game_pushes_the_leaderboard_once_and_leaves_presence(
     watched: Any, fake_clock: FakeClock
 ) -> None:
-    def finish() -> Game:
-        game = start("alice")
-        return services.game_resign(game_id=game.pk, player=game.player)
-
-    game = await database_sync_to_async(finish)()
+    game = await database_sync_to_async(resigned)("alice")
     fake_clock.now = T0 + 1
     await live.flush(now=T0 + 1, watched=[watched])
     messages = await pushed(watched)
@@ -187,11 +189,7 @@ async def test_a_leaderboard_that_could_not_be_read_goes_with_the_next_batch(
     watched: Any, fake_clock: FakeClock, monkeypatch: Any
 ) -> None:
     # given: a finished game, and the database away while the batch that took it reads the board
-    def finish() -> Game:
-        game = start("alice")
-        return services.game_resign(game_id=game.pk, player=game.player)
-
-    game = await database_sync_to_async(finish)()
+    game = await database_sync_to_async(resigned)("alice")
     real = board_services.top_entries
     calls = []
 
@@ -222,11 +220,7 @@ async def test_a_leaderboard_that_could_not_be_sent_goes_with_the_next_batch(
     watched: Any, fake_clock: FakeClock, monkeypatch: Any
 ) -> None:
     # given: a finished game, and the channel layer failing the push of the batch that took it
-    def finish() -> Game:
-        game = start("alice")
-        return services.game_resign(game_id=game.pk, player=game.player)
-
-    await database_sync_to_async(finish)()
+    await database_sync_to_async(resigned)("alice")
     layer = get_channel_layer()
     real = layer.group_send
     failures = []
