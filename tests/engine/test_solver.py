@@ -965,6 +965,19 @@ def test_the_restarts_stop_each_run_after_its_share_and_win_in_another_order() -
     assert replays_to_a_win(state, _line(rules, logs or []))
 
 
+def _run_pass(
+    kind: type[Search], rules: Rules, state: State, *, nodes: int, autos: int = SAFE
+) -> tuple[Search, str, list[AnyMove]]:
+    """Run one pass alone on ``state`` within ``nodes`` positions; return it, its outcome
+    ("unknown" when the budget ran out) and its line."""
+    search = kind(Position(rules, state), autos=autos, nodes_left=nodes, deadline=1e18, clock=float)
+    try:
+        outcome, logs = search.run()
+    except Budget:
+        return search, "unknown", []
+    return search, outcome, _line(rules, logs or [])
+
+
 def test_reweighted_runs_charge_face_down_cards_by_turns_and_win_a_deal_best_first_misses() -> None:
     # given: a Klondike deal the plain best-first pass does not win in 5,000 positions, over
     # the game without foundation returns, as ``solve`` searches it
@@ -973,19 +986,9 @@ def test_reweighted_runs_charge_face_down_cards_by_turns_and_win_a_deal_best_fir
     state = deal(kept, practice_seed("bench-74"))
     rules = Rules(kept, state.base_rank)
 
-    def one(kind: type[Search]) -> tuple[Search, str, list[AnyMove]]:
-        search = kind(
-            Position(rules, state), autos=SAFE, nodes_left=5_000, deadline=1e18, clock=float
-        )
-        try:
-            outcome, logs = search.run()
-        except Budget:
-            return search, "unknown", []
-        return search, outcome, _line(rules, logs or [])
-
     # when
-    _, plain, _ = one(BestFirst)
-    reweighted, outcome, line = one(Reweighted)
+    _, plain, _ = _run_pass(BestFirst, rules, state, nodes=5_000)
+    reweighted, outcome, line = _run_pass(Reweighted, rules, state, nodes=5_000)
 
     # then: a later run, charging face-down cards, wins; its line is one of the real game
     assert plain == "unknown"
@@ -1034,18 +1037,10 @@ def test_freecells_two_estimates_each_win_a_deal_the_other_misses(
     state = deal(builtin_variant("freecell"), practice_seed(text))
     rules = Rules(state.variant, state.base_rank)
 
-    def one(kind: type[Search]) -> tuple[str, list[AnyMove]]:
-        search = kind(
-            Position(rules, state), autos=SAFE, nodes_left=3_000, deadline=1e18, clock=float
-        )
-        try:
-            outcome, logs = search.run()
-        except Budget:
-            return "unknown", []
-        return outcome, _line(rules, logs or [])
-
     # when
-    found = {kind: one(kind) for kind in (BestFirst, RoomyBestFirst)}
+    found = {
+        kind: _run_pass(kind, rules, state, nodes=3_000)[1:] for kind in (BestFirst, RoomyBestFirst)
+    }
 
     # then: one wins with a line that replays, the other does not within the budget
     outcome, line = found[wins]
@@ -1202,14 +1197,7 @@ def test_restarts_on_coarse_keys_win_a_castile_deal_they_miss_on_exact_keys(
     rules = Rules(state.variant, state.base_rank)
 
     def restarts() -> tuple[str, list[AnyMove]]:
-        search = Restarts(
-            Position(rules, state), autos=AGGRESSIVE, nodes_left=30_000, deadline=1e18, clock=float
-        )
-        try:
-            outcome, logs = search.run()
-        except Budget:
-            return "unknown", []
-        return outcome, _line(rules, logs or [])
+        return _run_pass(Restarts, rules, state, nodes=30_000, autos=AGGRESSIVE)[1:]
 
     # when: the pass alone, within 30,000 positions, on coarse keys, then on exact ones
     coarse, line = restarts()
