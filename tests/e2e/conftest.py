@@ -80,6 +80,28 @@ def manage(env: dict[str, str], *args: str) -> str:
 
 # The environment of the running server (its database, its Redis): what ``server_shell`` runs in.
 SERVER_ENV: dict[str, str] = {}
+# The running server's log (removed with the server at the end of the session).
+SERVER_LOG: list[Path] = []
+LOG_LINES = 80
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Iterator[None]:
+    """Add the server log's warnings and errors, and its last lines, to the report of a failed
+    test that used the server (a Redis call that timed out, say, tells why a page waited in
+    vain)."""
+    outcome = yield
+    report = outcome.get_result()  # type: ignore[attr-defined]
+    if report.when == "call" and report.failed and SERVER_LOG and "server" in item.fixturenames:
+        lines = SERVER_LOG[0].read_text(errors="replace").splitlines()
+        # Its warnings and errors (JSON lines), and whatever is not a log line (a traceback).
+        notable = [
+            line for line in lines if not line.startswith("{") or '"level": "INFO"' not in line[:80]
+        ]
+        report.sections.append(
+            ("e2e server log: warnings and errors", "\n".join(notable[-LOG_LINES:]))
+        )
+        report.sections.append(("e2e server log: last lines", "\n".join(lines[-20:])))
 
 
 @pytest.fixture(scope="session")
@@ -126,6 +148,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     manage(env, "loadvariants")
     port = free_port()
     log = (tmp / "server.log").open("w")
+    SERVER_LOG[:] = [tmp / "server.log"]
     process = subprocess.Popen(
         [sys.executable, "-m", "uvicorn", "config.asgi:application", "--port", str(port)],
         cwd=ROOT,
@@ -156,6 +179,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             process.kill()
             process.wait()
         log.close()
+        SERVER_LOG.clear()
         if postgres:
             postgres_admin(base_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         shutil.rmtree(tmp, ignore_errors=True)
