@@ -7,7 +7,9 @@ changed" flag when the game is over (``board_changed`` sets it when a result lea
 comes back). ``take`` hands a deal's batch to one caller per deal per ``FLUSH_SECONDS``,
 cluster-wide (it keeps the last flush time in Redis; a caller whose clock reads a little before
 it is refused too, one a minute or more before it is taken as a stale record and let through).
-Writers (``leaderboards.services``, the receiver) never wait on the pushes.
+Writers (``leaderboards.services``, the receiver) never wait on the pushes. A board change the
+store could not take (Redis away) stays pending in the process, and is marked once the store
+answers again, at the process's next change or flush (``mark_pending_boards``).
 """
 
 from __future__ import annotations
@@ -251,19 +253,54 @@ def progress_of(game: Game) -> dict[str, Any]:
     }
 
 
+# Deals whose board change this process could not mark in the store (Redis away): marked once
+# it answers again (``mark_pending_boards``), so no watcher misses a finished game for good.
+_pending_boards: set[int] = set()
+_pending_lock = threading.Lock()
+
+
+def _remember_board(deal_id: int) -> None:
+    with _pending_lock:
+        _pending_boards.add(deal_id)
+
+
+def mark_pending_boards() -> None:
+    """Mark in the store the board changes it missed while away, if it answers now. Never
+    raises; what it still cannot mark stays pending."""
+    with _pending_lock:
+        pending = sorted(_pending_boards)
+    for deal_id in pending:
+        try:
+            store().mark_board(deal_id)
+        except Exception:  # still away: tried again at the next change or flush
+            return
+        with _pending_lock:
+            _pending_boards.discard(deal_id)
+
+
 def record_game(sender: Any = None, *, game: Game, **kwargs: Any) -> None:
-    """Receive ``games.signals.game_changed``: record a daily game's change. Never raises."""
+    """Receive ``games.signals.game_changed``: record a daily game's change. Never raises.
+
+    A finished game whose change the store did not take leaves its deal's board pending
+    (``mark_pending_boards``)."""
     if game.deal_id is None:
         return
+    over = False
     try:
         over = game.is_over
         if over:
             _tell_board_changed(game.deal_id)
         store().record(game.deal_id, progress_of(game), over=over, now=now())
     except redis_client.Unavailable:
-        pass  # Redis is away: the outage is logged once (core.redis_client)
+        if over:
+            _remember_board(game.deal_id)  # Redis is away: the outage is logged once
     except Exception as error:  # a lost live update must never fail the write
+        if over:
+            _remember_board(game.deal_id)
         logger.warning("could not record the progress of game %s: %r", game.pk, error)
+    else:
+        if _pending_boards:
+            mark_pending_boards()
 
 
 async def arecord_move(sender: Any = None, *, game: Game, **kwargs: Any) -> None:
@@ -291,12 +328,15 @@ def board_changed(deal_id: int) -> None:
         _tell_board_changed(deal_id)
         store().mark_board(deal_id)
     except redis_client.Unavailable:
-        pass  # Redis is away: the outage is logged once (core.redis_client)
+        _remember_board(deal_id)  # Redis is away: the outage is logged once (core.redis_client)
     except Exception as error:  # a lost live update must never fail the write
+        _remember_board(deal_id)
         logger.warning("could not mark the board of deal %s changed: %r", deal_id, error)
 
 
 def reset() -> None:
-    """Forget the store's data (tests only)."""
+    """Forget the store's data and the pending board changes (tests only)."""
+    with _pending_lock:
+        _pending_boards.clear()
     with contextlib.suppress(redis_client.Unavailable):
         store().reset()

@@ -141,6 +141,7 @@ def unwatch(deal_id: int) -> None:
 
 
 def _take_all(deal_ids: list[int], now: float) -> dict[int, changes.Batch]:
+    changes.mark_pending_boards()
     taken = {}
     chosen = changes.store()
     for deal_id in deal_ids:

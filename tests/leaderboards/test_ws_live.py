@@ -9,6 +9,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 
+from core import redis_client
 from games import clock, services
 from games.models import Deal, Game
 from leaderboards import changes, live
@@ -243,6 +244,37 @@ async def test_a_leaderboard_that_could_not_be_sent_goes_with_the_next_batch(
     # then: the next batch carries the leaderboard
     assert sent == 1
     assert [m["type"] for m in await pushed(watched)] == ["leaderboard"]
+
+
+async def test_a_finished_game_the_store_missed_reaches_the_board_once_it_answers(
+    watched: Any, fake_clock: FakeClock, monkeypatch: Any
+) -> None:
+    # given: the store away while a game finishes, back by the next flush
+    real = changes.store()
+    away = [True]
+
+    class Flaky:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(real, name)
+
+        def record(self, *args: Any, **kwargs: Any) -> None:
+            if away[0]:
+                raise redis_client.Unavailable("Redis is away")
+            real.record(*args, **kwargs)
+
+    monkeypatch.setattr(changes, "store", lambda: Flaky())
+    game = await database_sync_to_async(resigned)("alice")
+    away[0] = False
+
+    # when
+    fake_clock.now = T0 + 1
+    sent = await live.flush(now=T0 + 1, watched=[watched])
+
+    # then: the watchers get the leaderboard with the finished game
+    assert sent == 1
+    board = (await pushed(watched))[-1]
+    assert board["type"] == "leaderboard"
+    assert [(e["player"], e["game"]) for e in board["entries"]] == [("alice", game.pk)]
 
 
 async def test_a_failing_store_never_raises_into_the_write(watched: Any, monkeypatch: Any) -> None:
