@@ -47,6 +47,7 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError, connections
 from django.utils import translation
 from django.utils.translation import gettext
+from uvicorn.protocols.utils import ClientDisconnected
 
 from core import breaker, logcontext, metrics, redis_client
 from core.errors import ErrorCode, ServiceError
@@ -98,6 +99,9 @@ DATABASE_FAULTS: tuple[type[BaseException], ...] = (
     psycopg.InterfaceError,
     psycopg_pool.PoolTimeout,
 )
+# A send to a client that has closed its socket (an OSError, as a Redis fault is): the client is
+# gone, and nothing is down.
+CLIENT_GONE: tuple[type[BaseException], ...] = (ClientDisconnected,)
 # Faults of the services the socket needs: the socket cannot be served now.
 FAULTS: tuple[type[BaseException], ...] = (
     redis_client.Unavailable,
@@ -404,6 +408,10 @@ class PatienceConsumer(AsyncJsonWebsocketConsumer):
 
     async def fail(self, error: Exception) -> None:
         """Answer an exception of a handler (see the module docstring)."""
+        if isinstance(error, CLIENT_GONE):
+            # Nobody to answer; taken for a fault of Redis, it would pause every push.
+            logger.debug("socket %s: the client left first: %r", self.channel_name, error)
+            return
         if isinstance(error, FAULTS):
             # Logged once an outage, by the breaker that the fault is handed to.
             if isinstance(error, DATABASE_FAULTS):

@@ -14,6 +14,7 @@ import psycopg
 import pytest
 from channels.db import database_sync_to_async
 from django.db import OperationalError, connection
+from uvicorn.protocols.utils import ClientDisconnected
 
 from core import ratelimits, redis_client
 from games import selectors, services, signals
@@ -117,6 +118,24 @@ async def test_a_bug_in_a_move_is_answered_and_the_socket_stays_open(
     await alice_socket.send_json_to({"ply": 0, "move": move})
 
     assert message["error"] == "server_error"
+    assert (await receive(alice_socket))["game"]["ply"] == 1
+
+
+@pytest.mark.parametrize("path", ["ordinary", "locking"])
+async def test_a_client_gone_before_its_answer_pauses_no_push(
+    alice_socket: Any, game: Game, monkeypatch: Any, path: str
+) -> None:
+    # given: the server sends to a client that closed its socket (uvicorn raises an OSError)
+    move = await a_legal_move(game.pk)
+    with monkeypatch.context() as broken:
+        break_move_path(broken, path, lambda: (_ for _ in ()).throw(ClientDisconnected()))
+        await alice_socket.send_json_to({"ply": 0, "move": move})
+        assert await alice_socket.receive_nothing(timeout=0.5)
+
+    # then: no outage of Redis is taken from it (pushes would pause), and the socket serves on
+    assert not redis_client.layer_is_down()
+    assert not redis_client.is_down()
+    await alice_socket.send_json_to({"ply": 0, "move": move})
     assert (await receive(alice_socket))["game"]["ply"] == 1
 
 
