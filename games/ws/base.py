@@ -20,7 +20,9 @@ A malformed frame (binary, not JSON, too deeply nested, not an object) is answer
 ``invalid`` and the socket stays open. An exception in a handler is logged and never ends the
 socket without a close frame: a fault of the database or the channel layer closes it 1011
 (``unavailable``); any other error is answered ``server_error`` and the socket stays open, unless
-it happened while opening (then 1011). ``SocketGuard``, outside the whole stack, does the same
+it happened while opening (then 1011). A send to a client that already closed its socket
+(uvicorn's ``ClientDisconnected``, an ``OSError``) is neither: nobody is left to answer, and no
+outage is taken from it. ``SocketGuard``, outside the whole stack, does the same
 for anything that escapes before a consumer runs, so a handshake never ends in an HTTP 500.
 """
 
