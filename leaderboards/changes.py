@@ -267,6 +267,8 @@ def _remember_board(deal_id: int) -> None:
 def mark_pending_boards() -> None:
     """Mark in the store the board changes it missed while away, if it answers now. Never
     raises; what it still cannot mark stays pending."""
+    if not _pending_boards:  # the usual case, on every change and flush: no lock taken
+        return
     with _pending_lock:
         pending = sorted(_pending_boards)
     for deal_id in pending:
@@ -299,8 +301,7 @@ def record_game(sender: Any = None, *, game: Game, **kwargs: Any) -> None:
             _remember_board(game.deal_id)
         logger.warning("could not record the progress of game %s: %r", game.pk, error)
     else:
-        if _pending_boards:
-            mark_pending_boards()
+        mark_pending_boards()
 
 
 async def arecord_move(sender: Any = None, *, game: Game, **kwargs: Any) -> None:

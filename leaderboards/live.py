@@ -153,12 +153,9 @@ def _take_all(deal_ids: list[int], now: float) -> dict[int, changes.Batch]:
 
 async def _mark_board_again(deal_id: int) -> None:
     """Have the deal's next due batch carry its leaderboard again, after a batch that took
-    the change could not push it (nothing is lost but a moment; a store that is away too has
-    the change pushed by the next game that finishes)."""
-    try:
-        await sync_to_async(changes.store().mark_board, thread_sensitive=False)(deal_id)
-    except Exception as error:
-        logger.warning("live leaderboard of deal %s not marked again: %r", deal_id, error)
+    the change could not push it (``changes.board_changed``: kept pending while the store is
+    away too)."""
+    await sync_to_async(changes.board_changed, thread_sensitive=False)(deal_id)
 
 
 async def flush(now: float | None = None, watched: list[WatchedDeal] | None = None) -> int:
@@ -173,9 +170,8 @@ async def flush(now: float | None = None, watched: list[WatchedDeal] | None = No
     taken = await sync_to_async(_take_all, thread_sensitive=False)(list(deals), moment)
     layer = get_channel_layer()
     sent = 0
-    left = list(taken)
-    for deal_id, batch in taken.items():
-        left.remove(deal_id)
+    order = list(taken.items())
+    for index, (deal_id, batch) in enumerate(order):
         messages: list[dict[str, Any]] = []
         if batch.progress:
             messages.append({"type": "progress", "players": batch.progress})
@@ -201,8 +197,8 @@ async def flush(now: float | None = None, watched: list[WatchedDeal] | None = No
         except Exception as error:
             metrics.CHANNEL_LAYER_FAILURES.labels(what="daily_push").inc()
             # This batch's board, and those of the batches taken after it, go with the next.
-            for unsent in [deal_id, *left] if board_changed else left:
-                if taken[unsent].board_changed:
+            for unsent, unsent_batch in order[index:]:
+                if unsent_batch.board_changed:
                     await _mark_board_again(unsent)
             if isinstance(error, redis_client.LAYER_FAULTS):
                 redis_client.report(error, what=changes.RedisStore.what)

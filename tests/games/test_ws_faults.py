@@ -40,6 +40,10 @@ def database_down(*args: Any, **kwargs: Any) -> Any:
     raise OperationalError("connection refused")
 
 
+def client_gone(*args: Any, **kwargs: Any) -> Any:
+    raise ClientDisconnected()
+
+
 @pytest.fixture
 async def alice_socket(ws_connect: Any, game: Game, alice: tuple[Player, str]) -> Any:
     communicator = await ws_connect(f"/ws/games/{game.pk}/?token={alice[1]}")
@@ -128,7 +132,7 @@ async def test_a_client_gone_before_its_answer_pauses_no_push(
     # given: the server sends to a client that closed its socket (uvicorn raises an OSError)
     move = await a_legal_move(game.pk)
     with monkeypatch.context() as broken:
-        break_move_path(broken, path, lambda: (_ for _ in ()).throw(ClientDisconnected()))
+        break_move_path(broken, path, client_gone)
         await alice_socket.send_json_to({"ply": 0, "move": move})
         assert await alice_socket.receive_nothing(timeout=0.5)
 

@@ -115,6 +115,12 @@ def _line(rules: Rules, logs: list[list[tuple[str, object]]]) -> list[AnyMove]:
 Pass = tuple[type[Search], Rules, int, int, bool]
 
 
+def _without_returns(rules: Rules) -> Rules:
+    """Return the tables of the same game with no foundation returns: its lines are lines of
+    ``rules`` too, and its automatic moves are provably safe."""
+    return tables_for(replace(rules.variant, foundation_return=Return.NONE), rules.base_rank)
+
+
 def _passes(rules: Rules, face_down: bool = False) -> list[Pass]:
     """Return the passes ``solve`` runs for ``rules``, on a position with cards face down on
     the tableau or not (``face_down``)."""
@@ -146,7 +152,7 @@ def _passes(rules: Rules, face_down: bool = False) -> list[Pass]:
         # Klondike, where a foundation's top card may come back: a line that never takes a
         # card back is a line of these rules too, and the game without returns has provably
         # safe automatic moves, so best-first passes over it find many wins soonest.
-        kept = tables_for(replace(rules.variant, foundation_return=Return.NONE), rules.base_rank)
+        kept = _without_returns(rules)
         if reweighted:
             # With face-down cards, the reweighted runs and the full search share the work
             # evenly: on bench-0 … bench-99 at 10 s a deal, this pair decided 86 deals, where
@@ -163,7 +169,7 @@ def _passes(rules: Rules, face_down: bool = False) -> list[Pass]:
         # and the full search, evenly. On bench-0 … bench-99 at 10 s a deal this decided 85
         # deals, where the four passes below decided 83: alone, the full search proves some
         # deals lost in 2–4 s, past its share of 10 s there.
-        kept = tables_for(replace(rules.variant, foundation_return=Return.NONE), rules.base_rank)
+        kept = _without_returns(rules)
         return [
             (Restarts, rules, AGGRESSIVE, 8192, False),
             (Reweighted, kept, SAFE, 8192, False),
