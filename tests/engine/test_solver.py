@@ -29,7 +29,7 @@ from games.engine import (
     state_to_json,
 )
 from games.engine.rules import Return
-from games.engine.solver.passes import _line, _passes
+from games.engine.solver.passes import _avoid, _line, _passes
 from games.engine.solver.position import Position
 from games.engine.solver.search import (
     REVEAL_WEIGHTS,
@@ -40,6 +40,7 @@ from games.engine.solver.search import (
     Reweighted,
     RoomyBestFirst,
     Search,
+    Staged,
     luby,
 )
 from games.engine.solver.tables import AGGRESSIVE, DEAL, REDEAL, SAFE, IMove, Record, Rules
@@ -269,6 +270,12 @@ def _scattered(rng: random.Random, cards: list[str], piles: list[str]) -> list[s
 
 
 def _full_search(state: State, *, autos: bool) -> str:
+    return _full_search_nodes(state, autos=autos)[0]
+
+
+def _full_search_nodes(state: State, *, autos: bool = True, cycles: bool = True) -> tuple[str, int]:
+    """Return the full search's outcome from ``state`` and the positions it expanded, with its
+    automatic moves and returns left out or not, with ``Search.dominated`` or not."""
     rules = Rules(state.variant, state.base_rank)
     if not autos:
         rules.returning_safe = (False,) * len(rules.returning_safe)
@@ -276,8 +283,10 @@ def _full_search(state: State, *, autos: bool) -> str:
     search = Search(
         Position(rules, state), autos=SAFE, nodes_left=300_000, deadline=1e18, clock=float
     )
+    if not cycles:
+        search.cycles = None
     outcome, _ = search.run()
-    return outcome
+    return outcome, search.nodes
 
 
 def test_the_full_search_with_its_automatic_moves_agrees_with_one_without(table) -> None:
@@ -335,6 +344,109 @@ def test_klondikes_full_search_with_its_automatic_moves_and_returns_left_out_agr
         assert with_autos == without
         outcomes.append(with_autos)
     assert {"won", "lost"} <= set(outcomes)
+
+
+def _klondike_endgame_with_a_long_stock(rng: random.Random) -> str:
+    """Return a Klondike board with each suit up to a random rank, 9 to 15 of the rest in
+    the stock and on the waste, and the others on three tableau piles, face down but for the
+    top."""
+    lines, rest = _suits_up_to_random_ranks(rng, 6, 10)
+    size = rng.randint(9, min(15, len(rest) - 1))
+    stock, rest = rest[:size], rest[size:]
+    dealt: dict[str, list[str]] = {}
+    for card in rest:
+        dealt.setdefault(f"tableau-{rng.randrange(3)}", []).append(card)
+    for pile, on in dealt.items():
+        lines.append(f"{pile} " + " ".join([f"({c})" for c in on[:-1]] + [on[-1]]))
+    waste = rng.randint(0, size)
+    if waste < size:
+        lines.append("stock " + " ".join(f"({c})" for c in stock[waste:]))
+    if waste:
+        lines.append("waste " + " ".join(stock[:waste]))
+    return "\n".join(lines) + "\n"
+
+
+def test_klondikes_full_search_leaving_out_what_deals_alone_reach_agrees_on_random_endgames():
+    # given: random Klondike (draw 3) endgames with 9 to 15 cards in the stock and waste
+    klondike = Table("klondike-draw-3")
+    rng = random.Random("klondike stock cycles")
+    outcomes = []
+    fewer = 0
+    for _ in range(40):
+        state = klondike.position(_klondike_endgame_with_a_long_stock(rng))
+
+        # when: the full search, leaving out positions that one searched reaches by deals
+        # alone, and searching them
+        kept, kept_nodes = _full_search_nodes(state)
+        every, every_nodes = _full_search_nodes(state, cycles=False)
+
+        # then: the same outcome, and never more positions to prove a loss
+        assert kept == every
+        outcomes.append(kept)
+        assert kept_nodes <= every_nodes or kept == "won"
+        fewer += kept_nodes < every_nodes
+    assert {"won", "lost"} <= set(outcomes)
+    assert fewer >= 3
+
+
+def test_a_position_deals_alone_reach_from_one_searched_is_left_out() -> None:
+    # given: Klondike (draw 3) positions alike but for how many of the same seven cards, in
+    # the same dealing order, lie on the waste
+    klondike = Table("klondike-draw-3")
+    cards = ["5C", "9D", "6H", "TS", "8C", "7D", "JH"]
+    board = "foundation-0  AC 2C 3C 4C\ntableau-0  (KS) QH\n"
+
+    def dealt(p: int) -> State:
+        lines = board
+        if p < len(cards):
+            lines += "stock " + " ".join(f"({c})" for c in cards[: len(cards) - p]) + "\n"
+        if p:
+            lines += "waste " + " ".join(reversed(cards[len(cards) - p :])) + "\n"
+        return klondike.position(lines)
+
+    rules = Rules(dealt(0).variant, dealt(0).base_rank)
+    search = Search(Position(rules, dealt(0)), autos=SAFE, nodes_left=1, deadline=1e18, clock=float)
+    assert search.cycles is not None
+
+    def left_out(cycles: dict[bytes, list[int]], p: int) -> bool:
+        search.pos.load(dealt(p).piles, -1)
+        return search.dominated(cycles)
+
+    # when: one with 1 card dealt is searched first, then one with 3 dealt first
+    first: dict[bytes, list[int]] = {}
+    after_one = [left_out(first, p) for p in (1, 4, 0, 3, 2, 5, 7)]
+    second: dict[bytes, list[int]] = {}
+    after_three = [left_out(second, p) for p in (3, 1, 6, 2)]
+
+    # then: deals alone reach 4, 7 and every multiple of 3 from 1 dealt; from 3 dealt, only
+    # the multiples of 3 and 7; those are left out, the others searched
+    assert after_one == [False, True, True, True, False, True, True]
+    assert after_three == [False, False, True, False]
+    # and the same cards in another dealing order are another position
+    assert dealt(1).piles != dealt(4).piles
+
+
+@pytest.mark.parametrize(
+    ("slug", "used"),
+    [
+        ("klondike-draw-3", True),  # three cards a deal, redeals unlimited
+        ("klondike-draw-1", False),  # the waste's card may go up at once: it may differ
+        ("canfield", True),
+        ("spider-2-suits", False),  # the stock deals to the tableau
+        ("castile", False),  # no stock
+    ],
+)
+def test_only_a_stock_dealing_several_cards_to_a_waste_leaves_positions_out(slug, used) -> None:
+    state = deal(builtin_variant(slug), practice_seed("bench-0"))
+    rules = Rules(state.variant, state.base_rank)
+
+    search = Search(Position(rules, state), autos=SAFE, nodes_left=1, deadline=1e18, clock=float)
+    greedy = Search(
+        Position(rules, state), autos=AGGRESSIVE, nodes_left=1, deadline=1e18, clock=float
+    )
+
+    assert (search.cycles is not None) is used
+    assert greedy.cycles is None
 
 
 def test_the_full_search_leaves_out_returns_no_card_could_follow(table) -> None:
@@ -413,7 +525,7 @@ def _one_pass(kind: type[Search], state: State, autos: int) -> tuple[str, list[A
     return outcome, _line(rules, logs or [])
 
 
-@pytest.mark.parametrize("kind", [BestFirst, DeepBestFirst, Restarts, Reweighted, Search])
+@pytest.mark.parametrize("kind", [BestFirst, DeepBestFirst, Restarts, Reweighted, Staged, Search])
 def test_each_pass_alone_wins_the_forced_win_and_exhausts_the_lost_position(table, kind) -> None:
     # given
     castile, canfield = table("castile"), table("canfield")
@@ -1026,6 +1138,77 @@ def test_only_klondike_and_yukon_deals_get_the_reweighted_pass(slug: str, runs_i
 
     assert (Reweighted in kinds) is runs_it
     assert Reweighted not in [kind for kind, *_ in _passes(rules, False)]
+
+
+def test_the_staged_pass_wins_a_four_suit_spider_deal_the_best_first_passes_miss() -> None:
+    # given: a Spider (4 suits) deal, searched 12,000 positions by each greedy pass
+    state = deal(builtin_variant("spider-4-suits"), practice_seed("bench-28"))
+    rules = Rules(state.variant, state.base_rank)
+
+    # when
+    found = {
+        kind: _run_pass(kind, rules, state, nodes=12_000, autos=AGGRESSIVE)[1:]
+        for kind in (Staged, DeepBestFirst, Restarts)
+    }
+
+    # then: only the staged pass wins, with a line that replays
+    outcome, line = found[Staged]
+    assert outcome == "won"
+    assert replays_to_a_win(state, line)
+    assert [o for kind, (o, _) in found.items() if kind is not Staged] == ["unknown", "unknown"]
+    assert Staged in [kind for kind, *_ in _passes(rules, True)]
+
+
+def test_the_staged_pass_deals_after_each_stages_share_and_doubles_it_each_round() -> None:
+    # given: a staged pass that keeps two positions a stage and gives a stage 100 positions
+    state = deal(builtin_variant("spider-4-suits"), practice_seed("bench-5"))
+    rules = Rules(state.variant, state.base_rank)
+
+    class Probe(Staged):
+        keep = 2
+        unit = 100
+        dealt_at: list[int] = []
+
+        def apply(self, move: IMove) -> list[tuple[str, object]]:
+            if move[1] == DEAL:
+                self.dealt_at.append(self.nodes)
+            return super().apply(move)
+
+    # when: 1,000 positions: the first round's six stages, then the second's first stages
+    _, outcome, _ = _run_pass(Probe, rules, state, nodes=1_000, autos=AGGRESSIVE)
+
+    # then: two deals after each stage's 100 positions, then after 200 in the second round
+    assert outcome == "unknown"
+    assert Probe.dealt_at == [100, 100, 200, 200, 300, 300, 400, 400, 500, 500, 800, 800]
+
+
+def test_the_staged_pass_keeps_off_the_positions_to_avoid() -> None:
+    # given: a Spider game five moves into the staged pass's winning line, and the position
+    # its sixth move leads to
+    start = deal(builtin_variant("spider-4-suits"), practice_seed("bench-28"))
+    rules = Rules(start.variant, start.base_rank)
+    _, _, line = _run_pass(Staged, rules, start, nodes=12_000, autos=AGGRESSIVE)
+    state = start
+    for move in line[:5]:
+        state = apply_move(state, move)
+    played = apply_move(state, line[5])
+
+    # when: told to keep off that position
+    search = Staged(
+        Position(rules, state), autos=AGGRESSIVE, nodes_left=12_000, deadline=1e18, clock=float
+    )
+    search.avoid = _avoid(state, [played], None)
+    outcome, logs = search.run()
+
+    # then: another winning line, which never enters it
+    assert outcome == "won"
+    other = _line(rules, logs or [])
+    assert other[0] != line[5]
+    reached = state
+    for move in other:
+        reached = apply_move(reached, move)
+        assert reached != played
+    assert reached.won
 
 
 @pytest.mark.parametrize(("text", "wins"), [("bench-13", RoomyBestFirst), ("bench-43", BestFirst)])

@@ -10,6 +10,8 @@ changed in place and changed back), with its own move generation, checked agains
   passes of one-deck games whose tableau builds ignore suit key more coarsely, naming each card
   no foundation takes next by its rank alone (``Position.coarse_key``: it may miss a win,
   never claim a false one);
+- in the full search with a stock dealing several cards at a time to a waste and turned over
+  without limit, no position that deals alone reach from one searched (``Search.dominated``);
 - safe automatic foundation moves (dominance), played as part of the move before them and never
   searched as a choice; only provably safe ones are used when a ``lost`` result is possible
   (where cards may come back from the foundations, only in one-deck games whose foundations
@@ -28,9 +30,11 @@ changed in place and changed back), with its own move generation, checked agains
   waste (Klondike), or the tableau of a one-deck game without a stock has face-down cards
   (Yukon), best-first runs search the same game without returns, whose lines are lines of the
   game too, each charging face-down cards a weight of its own (``Reweighted``). With free
-  cells, a second best-first pass weighs them twice (``RoomyBestFirst``). Spider's best-first
-  pass rates positions by its own measure (``search.spider_promise``). Budgets are counted on a
-  clock the caller gives, CPU time by default.
+  cells, a second best-first pass weighs them twice (``RoomyBestFirst``). Spider's greedy pass
+  searches in stages between the stock's deals (``Staged``): each stage has its share of
+  positions, rated by Spider's own measure (``search.spider_promise``), before its most
+  promising positions deal. Budgets are counted on a clock the caller gives, CPU time by
+  default.
 
 The line of a ``won`` result holds moves a player could send (no undo), and replays with the
 engine from the given position to a won one. A game's hint passes ``avoid`` and ``after``
@@ -64,6 +68,7 @@ from .search import (
     Reweighted,
     RoomyBestFirst,
     Search,
+    Staged,
 )
 from .tables import AGGRESSIVE, SAFE, Rules, tables_for
 
@@ -128,11 +133,8 @@ def _passes(rules: Rules, face_down: bool = False) -> list[Pass]:
     # one estimate misses for its whole budget, over the game without foundation returns.
     reweighted = rules.macro and rules.redeal_hook is None and face_down
     if rules.runs:
-        return [
-            (DeepBestFirst, rules, AGGRESSIVE, 16384, False),
-            (Restarts, rules, AGGRESSIVE, 4096, False),
-            (Search, rules, SAFE, 2048, True),
-        ]
+        # Spider: the staged pass, between deals (``Staged``), and the full search beside.
+        return [(Staged, rules, AGGRESSIVE, 16384, False), (Search, rules, SAFE, 1024, True)]
     if rules.back is Return.NONE and rules.redeal_hook is None:
         if reweighted:
             return [

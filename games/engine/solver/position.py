@@ -128,6 +128,29 @@ class Position:
             out += sorted(group(ids))
         return array(r.key_packing, out).tobytes()
 
+    def cycle_key(self) -> bytes:
+        """Return the key with the stock and the waste named by their cards in the order the
+        stock deals them (the stock's, then the waste's from its top) rather than by where
+        the stock stands in that order: equal for positions that only a stock dealing to a
+        waste and turned over again (``Search.cycles``) tells apart. One deck only."""
+        r = self.r
+        assert r.stock is not None and r.waste is not None and r.decks == 1
+        ids = self.ids
+        stock, waste = r.stock, r.waste
+        saved = ids[stock], ids[waste]
+        ids[stock] = ids[waste] = 0
+        fixed, groups = r.layouts[r.redeal_hook is None or self.redeals == 0][False]
+        out = [self.redeals + 1]
+        out += fixed(ids)
+        for group in groups:
+            out += sorted(group(ids))
+        ids[stock], ids[waste] = saved
+        return (
+            array(r.key_packing, out).tobytes()
+            + bytes(self.cards[stock])
+            + bytes(reversed(self.cards[waste]))
+        )
+
     def coarse_key(self) -> bytes:
         """Return the greedy passes' key (where ``Rules.coarse_keys``): as ``key``, but each
         card on the tableau or in a reserve that no foundation takes next is named by its rank

@@ -1,5 +1,6 @@
 """The passes over a ``Position``: depth-first with a transposition table, restarts after
-Luby's sequence, and best-first by the position's promise."""
+Luby's sequence, best-first by the position's promise, and best-first in stages between the
+deals of a stock that deals to every tableau pile."""
 
 from __future__ import annotations
 
@@ -33,6 +34,10 @@ MAX_FRONTIER = 1_000_000
 # each of its runs in turn, and the positions its runs expand, times Luby's sequence.
 REVEAL_WEIGHTS = (0, 8, 20, 40, 4, 12, 30)
 REWEIGHT_UNIT = 2000
+# Spider's staged pass (``Staged``): how many positions of each stage deal the next one, and
+# how many positions each stage expands in the first round (twice as many each round after).
+STAGE_KEEP = 8
+STAGE_UNIT = 3000
 # Spider's estimate (``spider_promise``): what a card on the foundations, an empty pile and a
 # card on the next of its suit earn, and what a face-down card and a card on one it does not
 # build on cost.
@@ -123,6 +128,10 @@ class Search:
         self.crossed = False
         # Whether foundation returns no card could follow are left out (``_useless_returns``).
         self.prune_returns = autos == SAFE and returns_pruned(pos.r)
+        # Where the stock stands in its cards, per residue (``dominated``; None: not used).
+        self.cycles: dict[bytes, list[int]] | None = (
+            {} if autos == SAFE and stock_cycles(pos.r) and pos.redeals < 0 else None
+        )
 
     def children(self, parent: IMove | None) -> list[IMove]:
         pos = self.pos
@@ -247,6 +256,39 @@ class Search:
             scored.sort(key=lambda item: item[0] + noise * shuffle.random())
         # The stack pops from the end: the best move last.
         return [move for _, move in reversed(scored)]
+
+    def dominated(self, cycles: dict[bytes, list[int]]) -> bool:
+        """Return whether a position searched already reaches this one by deals alone (with
+        ``stock_cycles``' rules, the redeals unlimited); if not, note it in ``cycles``.
+
+        Say the stock deals ``n`` cards at a time and ``p`` of its cards lie on the waste. Deals
+        alone take the position to ``p + n``, ``p + 2n``, … cards dealt, to the stock out,
+        then (the waste turned over) to ``0``, ``n``, ``2n``, …: to every position with the same
+        piles and the same cards in the same dealing order (``Position.cycle_key``) whose
+        count dealt is ``p`` plus a multiple of ``n``, or a multiple of ``n``, or all. Its
+        moves reach all that such a position's moves reach: the same waste tops within a turn
+        of the stock, each through its own deals (the line's deals differ, its positions
+        after each card played are the same), and the same moves between the other piles,
+        after which it reaches them again (the automatic moves never take the waste's card
+        here). So a position reached that way from one searched need not be searched. For
+        each cycle key this keeps whether one was searched, and for each residue of ``p``
+        modulo ``n`` other than 0 the least count dealt searched (-1: none).
+        """
+        pos = self.pos
+        r = pos.r
+        assert r.stock is not None and r.waste is not None and r.stock_rule is not None
+        dealt = len(pos.cards[r.waste])
+        residue = dealt % r.stock_rule.cards if pos.cards[r.stock] else 0
+        key = pos.cycle_key()
+        least = cycles.get(key)
+        if least is None:
+            least = cycles[key] = [-1] * r.stock_rule.cards
+            least[residue] = dealt
+            return False
+        if residue == 0 or 0 <= least[residue] <= dealt:
+            return True
+        least[residue] = dealt
+        return False
 
     def _useless_returns(self) -> tuple[int, ...]:
         """Return the foundations whose top card the full search need not take back (rules
@@ -468,6 +510,10 @@ class Search:
         logs: list[list[tuple[str, object]]] = [root_log]
         stack: list[tuple[IMove | None, list[IMove]]] = [(None, self.root_children())]
         seen = self.seen
+        # What the caller rules out is exact: a position may not stand for another there.
+        cycles = self.cycles if self.avoid is None else None
+        if cycles is not None:
+            self.dominated(cycles)
         while stack:
             _, todo = stack[-1]
             if not todo:
@@ -477,7 +523,7 @@ class Search:
             move = todo.pop()
             log = self.apply(move)
             key = self.key()
-            if key in seen or self.crossed:
+            if key in seen or self.crossed or (cycles is not None and self.dominated(cycles)):
                 self.undo(log)
                 continue
             seen.add(key)
@@ -503,6 +549,19 @@ def returns_pruned(r: Rules) -> bool:
     foundations up in suit from the Ace taking cards back to the tableau, no reserves or free
     cells, no redeal hook, a stock (if any) dealing to a waste."""
     return r.any_returning_safe and not r.reserves and not r.cells and r.back is Return.TABLEAU
+
+
+def stock_cycles(r: Rules) -> bool:
+    """Return whether ``Search.dominated`` holds for these rules: one deck, a stock dealing
+    several cards at a time to a waste (so no automatic move takes the waste's card: see
+    ``Position.autos``), no redeal hook."""
+    return (
+        r.decks == 1
+        and r.waste_grouped
+        and r.redeal_hook is None
+        and r.stock is not None
+        and r.waste is not None
+    )
 
 
 def luby(i: int) -> int:
@@ -644,6 +703,100 @@ class BestFirst(Search):
             logs.append(log)
         logs.reverse()
         return logs
+
+
+class Staged(BestFirst):
+    """Best-first searches between the deals of a stock that deals onto every tableau pile
+    (Spider), in rounds: each stage searches the moves before the next deal, from the
+    positions the last one dealt from, for ``unit`` positions expanded; then the ``keep``
+    most promising positions where the stock may deal, dealt, start the next stage. A round
+    ends when the stock is out; the next one starts again from the position with twice as many
+    positions a stage.
+
+    A best-first search over the whole game deals as soon as dealing rates well, and then
+    works a tableau buried under cards it never sorted; or it never deals, and spends its
+    budget reordering the same cards. Here each deal comes after its stage has had its share.
+    The pass only finds wins: it leaves most positions out. It ends without one once a round
+    has searched every position its stages reach and kept every one that could deal (the next
+    round would do the same).
+    """
+
+    keep = STAGE_KEEP
+    unit = STAGE_UNIT
+
+    def steps(self) -> Generator[None, None, Found]:
+        pos = self.pos
+        root_log = self.root_autos()
+        if pos.won:
+            return "won", [root_log]
+        root = pos.snapshot()
+        rate = self.rate
+        budget = self.unit
+        while True:
+            # The positions a stage starts from: each with the log of the line to it.
+            starts = [(root_log, root)]
+            first = True
+            # Whether a stage left positions unexpanded or unkept (a larger round may differ).
+            cut = False
+            while starts:
+                # For each position found in the stage: its parent's number and the log of the
+                # move to it (the starts first, each with its line's log).
+                parents: list[tuple[int, list[tuple[str, object]]]] = []
+                seen = set(self.avoided)
+                # Rated alike, the oldest first.
+                frontier: list[tuple[int, int, bytes]] = []
+                for line, packed in starts:
+                    pos.restore(packed)
+                    key = self.key()
+                    if key not in seen:
+                        seen.add(key)
+                        parents.append((-1, line))
+                        frontier.append((-rate(), len(parents) - 1, packed))
+                heapq.heapify(frontier)
+                dealing: list[tuple[int, int, bytes]] = []
+                expanded = 0
+                while frontier and expanded < budget:
+                    item = heapq.heappop(frontier)
+                    number = item[1]
+                    pos.restore(item[2])
+                    self.nodes += 1
+                    expanded += 1
+                    yield
+                    if pos.can_deal():
+                        dealing.append(item)
+                    root_moves = first and number == 0
+                    for move in self.root_children() if root_moves else self.children(None):
+                        if move[1] == DEAL:
+                            continue
+                        log = self.apply(move)
+                        key = self.key()
+                        if key not in seen and not self.crossed:
+                            seen.add(key)
+                            parents.append((number, log))
+                            self.work += 2
+                            if pos.won:
+                                return "won", self._path(parents, len(parents) - 1)
+                            heapq.heappush(frontier, (-rate(), len(parents) - 1, pos.snapshot()))
+                            if len(frontier) > MAX_FRONTIER:
+                                self.undo(log)
+                                raise Budget
+                        self.undo(log)
+                cut = cut or bool(frontier) or len(dealing) > self.keep
+                dealing.sort()
+                starts = []
+                for _, number, packed in dealing[: self.keep]:
+                    pos.restore(packed)
+                    log = self.apply((0, DEAL, 0, 0))
+                    if not self.crossed:
+                        line = [entry for logged in self._path(parents, number) for entry in logged]
+                        if pos.won:
+                            return "won", [line, log]
+                        starts.append(([*line, *log], pos.snapshot()))
+                    self.undo(log)
+                first = False
+            if not cut:
+                return "lost", None
+            budget *= 2
 
 
 class DeepBestFirst(BestFirst):
