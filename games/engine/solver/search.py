@@ -658,7 +658,6 @@ class BestFirst(Search):
             return "won", [root_log]
         seen = self.seen
         seen.add(self.key())
-        rate = self.rate
         # Of positions rated alike, the oldest first; in Spider, the newest (deepest) first.
         order = -1 if pos.r.runs else 1
         # For each position found: its parent's number and the log of the move to it.
@@ -670,21 +669,42 @@ class BestFirst(Search):
             pos.restore(packed)
             self.nodes += 1
             yield
-            for move in self.root_children() if number == 0 else self.children(None):
-                log = self.apply(move)
-                key = self.key()
-                if key not in seen and not self.crossed:
-                    seen.add(key)
-                    parents.append((number, log))
-                    self.work += 2
-                    if pos.won:
-                        return "won", self._path(parents, len(parents) - 1)
-                    heapq.heappush(frontier, (-rate(), order * len(parents), pos.snapshot()))
-                    if len(frontier) > MAX_FRONTIER:
-                        self.undo(log)
-                        raise Budget
-                self.undo(log)
+            moves = self.root_children() if number == 0 else self.children(None)
+            won = self._grow(number, moves, seen, parents, frontier, order)
+            if won is not None:
+                return "won", won
         return "lost", None
+
+    def _grow(
+        self,
+        number: int,
+        moves: list[IMove],
+        seen: set[Hashable],
+        parents: list[tuple[int, list[tuple[str, object]]]],
+        frontier: list[tuple[int, int, bytes]],
+        order: int,
+    ) -> list[list[tuple[str, object]]] | None:
+        """Play each of ``moves`` from position ``number``; note each position not seen
+        before in ``seen`` and ``parents`` and push it on ``frontier`` by its rating (of
+        positions rated alike, the oldest first, or with ``order`` -1 the newest); return the
+        logs of the line to a won one if one is, else None."""
+        pos = self.pos
+        rate = self.rate
+        for move in moves:
+            log = self.apply(move)
+            key = self.key()
+            if key not in seen and not self.crossed:
+                seen.add(key)
+                parents.append((number, log))
+                self.work += 2
+                if pos.won:
+                    return self._path(parents, len(parents) - 1)
+                heapq.heappush(frontier, (-rate(), order * len(parents), pos.snapshot()))
+                if len(frontier) > MAX_FRONTIER:
+                    self.undo(log)
+                    raise Budget
+            self.undo(log)
+        return None
 
     def rate(self) -> int:
         """Return how near the position looks to a win (higher is nearer)."""
@@ -751,40 +771,29 @@ class Staged(BestFirst):
                     if key not in seen:
                         seen.add(key)
                         parents.append((-1, line))
-                        frontier.append((-rate(), len(parents) - 1, packed))
+                        frontier.append((-rate(), len(parents), packed))
                 heapq.heapify(frontier)
                 dealing: list[tuple[int, int, bytes]] = []
                 expanded = 0
                 while frontier and expanded < budget:
                     item = heapq.heappop(frontier)
-                    number = item[1]
+                    number = item[1] - 1
                     pos.restore(item[2])
                     self.nodes += 1
                     expanded += 1
                     yield
                     if pos.can_deal():
                         dealing.append(item)
-                    root_moves = first and number == 0
-                    for move in self.root_children() if root_moves else self.children(None):
-                        if move[1] == DEAL:
-                            continue
-                        log = self.apply(move)
-                        key = self.key()
-                        if key not in seen and not self.crossed:
-                            seen.add(key)
-                            parents.append((number, log))
-                            self.work += 2
-                            if pos.won:
-                                return "won", self._path(parents, len(parents) - 1)
-                            heapq.heappush(frontier, (-rate(), len(parents) - 1, pos.snapshot()))
-                            if len(frontier) > MAX_FRONTIER:
-                                self.undo(log)
-                                raise Budget
-                        self.undo(log)
+                    moves = self.root_children() if first and number == 0 else self.children(None)
+                    moves = [move for move in moves if move[1] != DEAL]
+                    won = self._grow(number, moves, seen, parents, frontier, 1)
+                    if won is not None:
+                        return "won", won
                 cut = cut or bool(frontier) or len(dealing) > self.keep
                 dealing.sort()
                 starts = []
-                for _, number, packed in dealing[: self.keep]:
+                for _, order, packed in dealing[: self.keep]:
+                    number = order - 1
                     pos.restore(packed)
                     log = self.apply((0, DEAL, 0, 0))
                     if not self.crossed:
