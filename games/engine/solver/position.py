@@ -118,9 +118,14 @@ class Position:
 
     def key(self) -> bytes:
         """Return the canonical key: equal for positions the rules cannot tell apart."""
+        settled, stock_empty = self._phase()
+        return self._packed(settled, stock_empty)
+
+    def _packed(self, settled: bool, stock_empty: bool) -> bytes:
+        """Return the redeals left and the piles' numbers, packed in the layout for the
+        redeals over (or not) and the stock empty (or not)."""
         r = self.r
         ids = self.ids
-        settled, stock_empty = self._phase()
         fixed, groups = r.layouts[settled][stock_empty]
         out = [self.redeals + 1]
         out += fixed(ids)
@@ -131,25 +136,17 @@ class Position:
     def cycle_key(self) -> bytes:
         """Return the key with the stock and the waste named by their cards in the order the
         stock deals them (the stock's, then the waste's from its top) rather than by where
-        the stock stands in that order: equal for positions that only a stock dealing to a
-        waste and turned over again (``Search.cycles``) tells apart. One deck only."""
+        the stock stands in that order: equal for positions that differ only there, which
+        ``Search.dominated`` compares. One deck only (a card's code fits a byte)."""
         r = self.r
         assert r.stock is not None and r.waste is not None and r.decks == 1
         ids = self.ids
         stock, waste = r.stock, r.waste
         saved = ids[stock], ids[waste]
         ids[stock] = ids[waste] = 0
-        fixed, groups = r.layouts[r.redeal_hook is None or self.redeals == 0][False]
-        out = [self.redeals + 1]
-        out += fixed(ids)
-        for group in groups:
-            out += sorted(group(ids))
+        packed = self._packed(self._phase()[0], False)
         ids[stock], ids[waste] = saved
-        return (
-            array(r.key_packing, out).tobytes()
-            + bytes(self.cards[stock])
-            + bytes(reversed(self.cards[waste]))
-        )
+        return packed + bytes(self.cards[stock]) + bytes(reversed(self.cards[waste]))
 
     def coarse_key(self) -> bytes:
         """Return the greedy passes' key (where ``Rules.coarse_keys``): as ``key``, but each
