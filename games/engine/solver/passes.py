@@ -56,6 +56,7 @@ from ..rules import (
     Return,
 )
 from ..state import State
+from .blocked import blocking_for
 from .clearing import solve_clearing
 from .position import Position, redeals_left
 from .search import (
@@ -253,6 +254,11 @@ def solve(
         )
         return SolveResult(found[0], found[1], found[2], clock() - start, found[3])
     rules = tables_for(state.variant, state.base_rank)
+    blocking = blocking_for(rules)
+    if blocking is not None:
+        root = Position(rules, state)
+        if blocking.blocked(root.cards, root.hidden):
+            return SolveResult("lost", None, 0, clock() - start)
     # The passes take turns, each making its quantum of positions in a turn, so a deal one of
     # them wins quickly is won quickly. The streamlined passes play automatic moves that are
     # only likely safe: they may prove a win, never a loss; they are needed only where such

@@ -1,0 +1,276 @@
+"""A test that a position can never be won, on a relaxation of its rules (``Blocking``).
+
+Every card has to reach its foundation, and some things have to happen first, in any order:
+
+- ``F(c)``, card ``c`` goes up: the card under it in its suit went up before, and ``c`` was at
+  hand then (the top of a tableau pile, ``T(c)``, or the waste's top card, ``acc(c)``);
+- ``S(c)``, a tableau card leaves the card under it (or the pile's bottom): it went up, or it
+  was face up, at the top or lying at the bottom of a part of the pile that moves as one
+  (a run, or any face-up group where those move), and a card it may go on was at hand at some
+  time (``A``), or it may go to an empty pile and a pile could be emptied;
+- ``T(c)``, a tableau card is at the top: the card on it left it (``S``);
+- ``A(c)``, a card is at hand to build on: it is on the tableau and at the top; or it is on a
+  foundation whose cards may come back, the cards on it there came back, and a card it may go
+  on was at hand (or an empty pile could take it); or it is in the stock or the waste, was on
+  top of the waste, and a card it may go on was at hand (or an empty pile could take it);
+- ``acc(c)``, a stock card is the waste's top card: in the order the stock deals its cards
+  (the waste's from its bottom, then the stock's), at position ``j``, with ``p`` of them dealt,
+  the stock deals ``k`` at a time from ``s = p`` (this turn) or ``s = 0`` (after it is turned
+  over) with some ``m`` of the cards from ``s`` to ``j`` gone, and ``j - s - m`` is one less
+  than a multiple of ``k``; or the card dealt after it was played; or it is the last card;
+- ``rem(c)``, a stock card is played: it was on top of the waste and went up, or onto a card
+  at hand, or onto an empty pile that takes it.
+
+Each condition above is one that any line of play meets before the event, so in a won game
+every event happens. Here every event happens as soon as its condition holds, from the events
+the position already shows, until nothing more changes (a least fixed point: the conditions
+only grow with the events, the order they are taken in does not matter). A card that never goes
+up in it goes up in no line of play: the position is lost. The relaxation forgets how many cards
+a card at hand can take, when each event happens and how many redeals are left, so the test
+may miss lost positions; it never calls a winnable one lost.
+
+It holds for one-deck games whose four foundations build up in suit from the Ace, with no free
+cells or reserves, a stock (if any) dealing to a waste, no redeal hook and no supermove limit
+(``applies``): Klondike, Yukon. It is not used where an empty pile takes any card (Beleaguered
+Castle): there a card can nearly always wait on an empty pile, and none of 200 random endgames
+was blocked, so the test would cost time for nothing.
+
+``solve`` tests the position it is given, and the depth-first passes each position they make
+(the best-first ones do not: it cost them more time than it saved). Klondike's ``bench-10``
+is blocked from its deal; ``bench-6`` took 4.1 million positions to prove lost without the
+test, 16,000 with it (docs/winrates.md).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+from ..cards import CARDS_PER_DECK, RANK_OF
+from ..rules import Build, Direction, Kind, Return, SuitRule
+from .tables import Rules
+
+# Where a card lies.
+_STOCK, _FOUNDATION, _TABLEAU = 0, 1, 2
+_ACES = tuple(RANK_OF[c] == 1 for c in range(CARDS_PER_DECK))
+
+
+def applies(r: Rules) -> bool:
+    """Return whether ``Blocking`` holds for the rules (the module's docstring)."""
+    variant = r.variant
+    stock = variant.stock
+    piles = variant.piles
+    up_in_suit = Build(Direction.UP, SuitRule.SAME, False)
+    return (
+        r.decks == 1
+        and not r.cells
+        and not r.reserves
+        and not r.supermove
+        and r.redeal_hook is None
+        and not any(p.refill_from is not None for p in piles)
+        and (stock is None or (stock.deal_to is Kind.WASTE and stock.waste_build is None))
+        and len(r.foundations) == 4
+        and all(
+            piles[f].build == up_in_suit and piles[f].base_rank == 1 and not piles[f].complete_runs
+            for f in r.foundations
+        )
+        and not any(piles[t].covered_by or piles[t].covers for t in r.tableau)
+        and not r.empty_any
+    )
+
+
+class Blocking:
+    """The test of the module's docstring for one game's rules (read-only tables)."""
+
+    def __init__(self, r: Rules) -> None:
+        self.r = r
+        builds = r.tbuilds
+        # The cards each card may go on in the tableau, and those that may go on it.
+        self.parents = tuple(
+            tuple(q for q in range(CARDS_PER_DECK) if builds[q * CARDS_PER_DECK + c])
+            for c in range(CARDS_PER_DECK)
+        )
+        self.children = tuple(
+            tuple(c for c in range(CARDS_PER_DECK) if builds[q * CARDS_PER_DECK + c])
+            for q in range(CARDS_PER_DECK)
+        )
+        self.to_empty = tuple(r.empty_any or c in r.empty_cards for c in range(CARDS_PER_DECK))
+        self.returns = r.back is not Return.NONE
+        self.deals = r.stock_rule.cards if r.stock_rule is not None else 1
+        # The cards an empty pile takes.
+        self.kings = tuple(c for c in range(CARDS_PER_DECK) if self.to_empty[c])
+
+    def blocked(self, cards: list[list[int]], hidden: list[int]) -> bool:
+        """Return whether some card can never go up from the position (piles' cards, bottom
+        first, and their face-down counts)."""
+        r = self.r
+        n = CARDS_PER_DECK
+        # A card in none of the piles (a test's board of part of a pack) needs nothing.
+        where = [_FOUNDATION] * n
+        up = [True] * n
+        # Whether a card is at hand to build on at some time (``A``).
+        hand = [False] * n
+        returns = self.returns
+        for f in r.foundations:
+            for c in cards[f]:
+                up[c] = True
+                where[c] = _FOUNDATION
+        # Tableau cards: the card under each (-1: none), whether it moves with the cards above
+        # it, whether it is at the top at some time (``T``) and leaves the card under it (``S``).
+        under = [-1] * n
+        moving = [False] * n
+        top = [False] * n
+        left = [False] * n
+        empty = False
+        any_group = r.any_group
+        sbuilds = r.sbuilds
+        for t in r.tableau:
+            pile = cards[t]
+            if not pile:
+                empty = True
+                continue
+            h = hidden[t]
+            prev = -1
+            for c in pile:
+                where[c] = _TABLEAU
+                up[c] = False
+                under[c] = prev
+                prev = c
+            top[prev] = hand[prev] = True
+            # The face-up cards that move with all the cards above them.
+            i = len(pile) - 1
+            if i >= h:
+                moving[prev] = True
+                if any_group:
+                    while i > h:
+                        i -= 1
+                        moving[pile[i]] = True
+                elif r.sequences[t]:
+                    while i > h and sbuilds[pile[i - 1] * n + pile[i]]:
+                        i -= 1
+                        moving[pile[i]] = True
+        # The stock's cards in the order it deals them (the waste's from its bottom, then the
+        # stock's), ``dealt`` of them dealt; which are the waste's top card at some time
+        # (``acc``), and which are played (``rem``).
+        order: list[int] = []
+        dealt = 0
+        if r.stock is not None:
+            if r.waste is not None:
+                order.extend(cards[r.waste])
+                dealt = len(order)
+            order.extend(reversed(cards[r.stock]))
+        count = len(order)
+        at = [0] * n
+        for j, c in enumerate(order):
+            at[c] = j
+            where[c] = _STOCK
+            up[c] = False
+        k = self.deals
+        acc = [
+            j == dealt - 1
+            or j == count - 1
+            or j % k == k - 1
+            or (j >= dealt and (j - dealt) % k == k - 1)
+            for j in range(count)
+        ]
+        rem = [False] * count
+        parents = self.parents
+        children = self.children
+        to_empty = self.to_empty
+        aces = _ACES
+        # The top card of each foundation.
+        ftop = [False] * n
+        for f in r.foundations:
+            if cards[f]:
+                ftop[cards[f][-1]] = True
+        # The cards to look at again: each takes whatever step its events allow.
+        todo = list(range(n))
+        while todo:
+            c = todo.pop()
+            place = where[c]
+            if place == _FOUNDATION:
+                # A card comes back to the tableau once the cards on it in its suit have, onto
+                # a card at hand or an empty pile.
+                if hand[c] or not returns or not (ftop[c] or hand[c + 1]):
+                    continue
+                if not (to_empty[c] and empty):
+                    for q in parents[c]:
+                        if hand[q]:
+                            break
+                    else:
+                        continue
+                hand[c] = True
+                todo.extend(children[c])
+                if not aces[c]:
+                    todo.append(c - 1)
+                continue
+            if (
+                not up[c]
+                and (aces[c] or up[c - 1])
+                and (top[c] if place == _TABLEAU else acc[at[c]])
+            ):
+                up[c] = True
+                if RANK_OF[c] < 13:
+                    todo.append(c + 1)
+            if place == _TABLEAU:
+                if left[c]:
+                    continue
+                below = under[c]
+                if not up[c]:
+                    if not (top[c] or moving[c]):
+                        continue
+                    if not (to_empty[c] and empty and below >= 0):
+                        for q in parents[c]:
+                            if hand[q] and q != below:
+                                break
+                        else:
+                            continue
+                left[c] = True
+                if below >= 0:
+                    if not top[below]:
+                        top[below] = hand[below] = True
+                        todo.append(below)
+                        todo.extend(children[below])
+                elif not empty:
+                    empty = True
+                    todo.extend(self.kings)
+                continue
+            j = at[c]
+            if not acc[j] or (rem[j] and hand[c]):
+                continue
+            # Played onto the tableau (then at hand), or up only.
+            if (to_empty[c] and empty) or any(hand[q] for q in parents[c]):
+                hand[c] = True
+                todo.extend(children[c])
+            elif not (up[c] or aces[c] or up[c - 1]):
+                continue
+            if rem[j]:
+                continue
+            rem[j] = True
+            # Cards dealt after it may come up in other groups, and the card under it on top.
+            gone0 = gone = 0
+            for i in range(count):
+                if not acc[i] and (
+                    (i + 1 < count and rem[i + 1])
+                    or gone0 >= k - 1
+                    or any((i - m) % k == k - 1 for m in range(1, gone0 + 1))
+                    or (
+                        i >= dealt
+                        and (
+                            gone >= k - 1
+                            or any((i - dealt - m) % k == k - 1 for m in range(1, gone + 1))
+                        )
+                    )
+                ):
+                    acc[i] = True
+                    todo.append(order[i])
+                if rem[i]:
+                    gone0 += 1
+                    if i >= dealt:
+                        gone += 1
+        return not all(up)
+
+
+@lru_cache(maxsize=32)
+def blocking_for(r: Rules) -> Blocking | None:
+    """Return the test for ``r``'s game, or None where it does not hold (``applies``)."""
+    return Blocking(r) if applies(r) else None

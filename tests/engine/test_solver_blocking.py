@@ -1,0 +1,262 @@
+"""The solver's test of positions no line can win (``games/engine/solver/blocked.py``)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from games.engine import (
+    State,
+    apply_move,
+    builtin_variant,
+    deal,
+    legal_moves,
+    practice_seed,
+    solve,
+)
+from games.engine.rules import Return, Variant
+from games.engine.solver.blocked import blocking_for
+from games.engine.solver.position import Position
+from games.engine.solver.search import Search
+from games.engine.solver.tables import SAFE, tables_for
+from games.engine.text import parse
+from tests.engine.conftest import Table
+from tests.engine.test_solver import (
+    _full_search_nodes,
+    _suits_up_to_random_ranks,
+    exhaustively_lost,
+)
+
+# Every card of Hearts from 3, of Clubs and Spades from 4: the stock of the boards below.
+REST = [r + s for s in "CS" for r in "456789TJQK"] + [r + "H" for r in "3456789TJQK"]
+FOUNDATIONS = """
+    foundation-0  AC 2C
+    foundation-1  AD 2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD
+    foundation-3  AS 2S
+"""
+
+
+def blocked(state: State) -> bool:
+    rules = tables_for(state.variant, state.base_rank)
+    blocking = blocking_for(rules)
+    assert blocking is not None
+    position = Position(rules, state)
+    return blocking.blocked(position.cards, position.hidden)
+
+
+@pytest.mark.parametrize(
+    ("slug", "holds"),
+    [
+        ("klondike-draw-3", True),
+        ("klondike-draw-1", True),
+        ("yukon", True),
+        ("beleaguered-castle", False),
+        ("freecell", False),
+        ("spider-2-suits", False),
+        ("canfield", False),
+        ("castile", False),
+        ("quadruple-canfield", False),
+    ],
+)
+def test_the_test_holds_for_one_deck_games_up_in_suit_from_the_ace_without_cells(
+    slug: str, holds: bool
+) -> None:
+    state = deal(builtin_variant(slug), practice_seed("bench-0"))
+
+    rules = tables_for(state.variant, state.base_rank)
+
+    assert (blocking_for(rules) is not None) is holds
+
+
+def test_a_card_lying_on_the_cards_it_may_go_on_and_the_one_under_it_in_suit_blocks_the_game() -> (
+    None
+):
+    # given: the Two of Hearts on both black Threes and on the Ace of Hearts, in one pile
+    klondike = Table("klondike-draw-3")
+    stock = "stock " + " ".join(f"({c})" for c in REST) + "\n"
+    state = klondike.position(FOUNDATIONS + "tableau-0  (AH) (3C) (3S) 2H\n" + stock)
+
+    # when
+    result = solve(state, budget_seconds=5)
+
+    # then: lost before any position is searched
+    assert blocked(state)
+    assert result.outcome == "lost"
+    assert result.nodes == 0
+
+
+def test_a_card_with_one_card_to_go_on_elsewhere_does_not_block_the_game() -> None:
+    # given: the same, but the Three of Spades on a pile of its own
+    klondike = Table("klondike-draw-3")
+    stock = "stock " + " ".join(f"({c})" for c in REST) + "\n"
+    state = klondike.position(FOUNDATIONS + "tableau-0  (AH) (3C) 2H\ntableau-1  3S\n" + stock)
+
+    # then
+    assert not blocked(state)
+
+
+def _without_returns(slug: str) -> Variant:
+    return replace(builtin_variant(slug), foundation_return=Return.NONE)
+
+
+def test_a_stock_card_that_never_comes_to_the_waste_top_blocks_the_game() -> None:
+    # given: Klondike without foundation returns, every card up but the Hearts from the Two,
+    # all in the stock, the Two dealt first and the King second: dealt three at a time,
+    # neither is ever on top of the waste, and no other card can play before the Two
+    board = "".join(
+        f"foundation-{f}  " + " ".join(r + suit for r in "A23456789TJQK") + "\n"
+        for f, suit in enumerate("CDS")
+    )
+    board += "foundation-3  AH\n"
+    middle = [r + "H" for r in "3456789TJ"]
+    two_first = board + "stock " + " ".join(f"({c})" for c in [*middle, "QH", "KH", "2H"])
+    two_third = board + "stock " + " ".join(f"({c})" for c in [*middle, "2H", "KH", "QH"])
+    draw_3 = _without_returns("klondike-draw-3")
+
+    # then: blocked where the stock deals three at a time, not where it deals one, nor where
+    # the Two comes third, nor where the black Kings may come back to the tableau for the
+    # Queen of Hearts to go on
+    assert blocked(parse(draw_3, two_first))
+    assert exhaustively_lost(parse(draw_3, two_first))
+    assert not blocked(parse(_without_returns("klondike-draw-1"), two_first))
+    assert not blocked(parse(draw_3, two_third))
+    assert not blocked(Table("klondike-draw-3").position(two_first))
+
+
+def _klondike_endgame(rng: random.Random, stock_size: int) -> str:
+    """Return a Klondike board with each suit up to a random rank from the Eight, up to
+    ``stock_size`` of the rest in the stock and on the waste, the others on two tableau piles,
+    face down but for the top."""
+    lines, rest = _suits_up_to_random_ranks(rng, 8, 11)
+    size = rng.randint(0, min(stock_size, len(rest) - 1))
+    stock, rest = rest[:size], rest[size:]
+    dealt: dict[str, list[str]] = {}
+    for card in rest:
+        dealt.setdefault(f"tableau-{rng.randrange(2)}", []).append(card)
+    for pile, on in dealt.items():
+        lines.append(f"{pile} " + " ".join([f"({c})" for c in on[:-1]] + [on[-1]]))
+    waste = rng.randint(0, size)
+    if waste < size:
+        lines.append("stock " + " ".join(f"({c})" for c in stock[waste:]))
+    if waste:
+        lines.append("waste " + " ".join(stock[:waste]))
+    return "\n".join(lines) + "\n"
+
+
+def _yukon_endgame(rng: random.Random) -> str:
+    """Return a Yukon board with each suit up to a random rank from the Five and the rest on
+    three tableau piles, up to six face down under face-up cards in any order."""
+    lines, rest = _suits_up_to_random_ranks(rng, 5, 9)
+    dealt: dict[str, list[str]] = {}
+    for card in rest:
+        dealt.setdefault(f"tableau-{rng.randrange(3)}", []).append(card)
+    for pile, on in dealt.items():
+        down = rng.randint(0, min(6, len(on) - 1))
+        lines.append(f"{pile} " + " ".join([f"({c})" for c in on[:down]] + on[down:]))
+    return "\n".join(lines) + "\n"
+
+
+ENDGAMES = {
+    "klondike-draw-3": lambda rng: _klondike_endgame(rng, 9),
+    "klondike-draw-1": lambda rng: _klondike_endgame(rng, 6),
+    "yukon": _yukon_endgame,
+}
+
+
+@pytest.mark.parametrize("slug", sorted(ENDGAMES))
+def test_the_full_search_with_the_test_agrees_with_one_without_on_random_endgames(slug) -> None:
+    # given: random endgames of a game the test holds for
+    table = Table(slug)
+    rng = random.Random(f"{slug} blocking")
+    outcomes = []
+    fewer = 0
+    for _ in range(40):
+        state = table.position(ENDGAMES[slug](rng))
+
+        # when: the full search with the test, and without it
+        kept, kept_nodes = _full_search_nodes(state)
+        every, every_nodes = _full_search_nodes(state, blocking=False)
+
+        # then: the same outcome, and never more positions to prove a loss
+        assert kept == every
+        outcomes.append(kept)
+        assert kept_nodes <= every_nodes or kept == "won"
+        fewer += kept_nodes < every_nodes
+    assert {"won", "lost"} <= set(outcomes)
+    assert fewer >= 3
+
+
+def _lost_within(state: State, limit: int) -> bool | None:
+    """Return whether no line of the engine's legal moves wins, searching every position
+    reachable; None if there are more than ``limit``."""
+    seen = {state.piles}
+    todo = [state]
+    while todo:
+        position = todo.pop()
+        if position.won:
+            return False
+        for move in legal_moves(position):
+            after = apply_move(position, move)
+            if after.piles not in seen:
+                if len(seen) >= limit:
+                    return None
+                seen.add(after.piles)
+                todo.append(after)
+    return True
+
+
+@pytest.mark.parametrize("slug", sorted(ENDGAMES))
+def test_a_blocked_endgame_is_one_no_line_of_the_engines_moves_wins(slug) -> None:
+    # given: small random endgames, some blocked
+    table = Table(slug)
+    rng = random.Random(f"{slug} blocked endgames")
+    checked = 0
+    for _ in range(80):
+        state = table.position(ENDGAMES[slug](rng))
+
+        # then: each the test calls blocked is lost by the engine's own search of every
+        # position (where there are few enough)
+        if blocked(state):
+            lost = _lost_within(state, 3000)
+            assert lost is not False
+            checked += lost is True
+    assert checked >= 2
+
+
+@pytest.mark.parametrize(
+    ("slug", "numbers"),
+    [("klondike-draw-3", range(6)), ("klondike-draw-1", range(4)), ("yukon", (1, 3, 4, 5))],
+)
+def test_no_position_of_a_won_line_is_blocked(slug: str, numbers: range | tuple[int, ...]) -> None:
+    won = 0
+    for number in numbers:
+        state = deal(builtin_variant(slug), practice_seed(f"bench-{number}"))
+        result = solve(state, budget_seconds=5)
+        if result.outcome != "won":
+            continue
+        won += 1
+        assert result.line is not None
+        for move in result.line:
+            assert not blocked(state)
+            state = apply_move(state, move)
+        assert state.won
+    assert won >= 3
+
+
+def test_the_full_search_leaves_a_blocked_position_out_and_counts_the_test_as_work() -> None:
+    # given: the blocked board of the first test
+    klondike = Table("klondike-draw-3")
+    stock = "stock " + " ".join(f"({c})" for c in REST) + "\n"
+    state = klondike.position(FOUNDATIONS + "tableau-0  (AH) (3C) (3S) 2H\n" + stock)
+    rules = tables_for(state.variant, state.base_rank)
+    search = Search(Position(rules, state), autos=SAFE, nodes_left=10, deadline=1e18, clock=float)
+
+    # when
+    outcome, _ = search.run()
+
+    # then
+    assert outcome == "lost"
+    assert search.nodes == 0
+    assert search.work > 0
