@@ -675,10 +675,8 @@ class BestFirst(Search):
     searched every reachable position when it ends without a win.
     """
 
-    # ``Blocking``'s test is left to the depth-first passes: on Klondike (draw 3), bench-0 …
-    # bench-99 at 10 s a deal, with it in the full search alone, 90 deals were decided and
-    # 34,932 positions made a CPU second; with it in the best-first runs too, 89 and 25,543
-    # (docs/winrates.md).
+    # ``Blocking``'s test is left to the depth-first passes: it cost the best-first runs more
+    # time than it saved them (docs/winrates.md, "Blocked positions").
     checks_blocking = False
 
     def steps(self) -> Generator[None, None, Found]:
