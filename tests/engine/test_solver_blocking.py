@@ -12,7 +12,6 @@ from games.engine import (
     apply_move,
     builtin_variant,
     deal,
-    legal_moves,
     practice_seed,
     solve,
 )
@@ -24,9 +23,10 @@ from games.engine.solver.tables import SAFE, tables_for
 from games.engine.text import parse
 from tests.engine.conftest import Table
 from tests.engine.test_solver import (
-    _full_search_nodes,
     _suits_up_to_random_ranks,
+    assert_left_out_exactly,
     exhaustively_lost,
+    klondike_board,
 )
 
 # Every card of Hearts from 3, of Clubs and Spades from 4: the stock of the boards below.
@@ -125,26 +125,6 @@ def test_a_stock_card_that_never_comes_to_the_waste_top_blocks_the_game() -> Non
     assert not blocked(Table("klondike-draw-3").position(two_first))
 
 
-def _klondike_endgame(rng: random.Random, stock_size: int) -> str:
-    """Return a Klondike board with each suit up to a random rank from the Eight, up to
-    ``stock_size`` of the rest in the stock and on the waste, the others on two tableau piles,
-    face down but for the top."""
-    lines, rest = _suits_up_to_random_ranks(rng, 8, 11)
-    size = rng.randint(0, min(stock_size, len(rest) - 1))
-    stock, rest = rest[:size], rest[size:]
-    dealt: dict[str, list[str]] = {}
-    for card in rest:
-        dealt.setdefault(f"tableau-{rng.randrange(2)}", []).append(card)
-    for pile, on in dealt.items():
-        lines.append(f"{pile} " + " ".join([f"({c})" for c in on[:-1]] + [on[-1]]))
-    waste = rng.randint(0, size)
-    if waste < size:
-        lines.append("stock " + " ".join(f"({c})" for c in stock[waste:]))
-    if waste:
-        lines.append("waste " + " ".join(stock[:waste]))
-    return "\n".join(lines) + "\n"
-
-
 def _yukon_endgame(rng: random.Random) -> str:
     """Return a Yukon board with each suit up to a random rank from the Five and the rest on
     three tableau piles, up to six face down under face-up cards in any order."""
@@ -159,8 +139,9 @@ def _yukon_endgame(rng: random.Random) -> str:
 
 
 ENDGAMES = {
-    "klondike-draw-3": lambda rng: _klondike_endgame(rng, 9),
-    "klondike-draw-1": lambda rng: _klondike_endgame(rng, 6),
+    # Klondike: each suit up from the Eight, the rest on two piles and in the stock.
+    "klondike-draw-3": lambda rng: klondike_board(rng, ranks=(8, 11), stock=(0, 9), piles=2),
+    "klondike-draw-1": lambda rng: klondike_board(rng, ranks=(8, 11), stock=(0, 6), piles=2),
     "yukon": _yukon_endgame,
 }
 
@@ -170,41 +151,11 @@ def test_the_full_search_with_the_test_agrees_with_one_without_on_random_endgame
     # given: random endgames of a game the test holds for
     table = Table(slug)
     rng = random.Random(f"{slug} blocking")
-    outcomes = []
-    fewer = 0
-    for _ in range(40):
-        state = table.position(ENDGAMES[slug](rng))
+    states = [table.position(ENDGAMES[slug](rng)) for _ in range(40)]
 
-        # when: the full search with the test, and without it
-        kept, kept_nodes = _full_search_nodes(state)
-        every, every_nodes = _full_search_nodes(state, blocking=False)
-
-        # then: the same outcome, and never more positions to prove a loss
-        assert kept == every
-        outcomes.append(kept)
-        assert kept_nodes <= every_nodes or kept == "won"
-        fewer += kept_nodes < every_nodes
-    assert {"won", "lost"} <= set(outcomes)
-    assert fewer >= 3
-
-
-def _lost_within(state: State, limit: int) -> bool | None:
-    """Return whether no line of the engine's legal moves wins, searching every position
-    reachable; None if there are more than ``limit``."""
-    seen = {state.piles}
-    todo = [state]
-    while todo:
-        position = todo.pop()
-        if position.won:
-            return False
-        for move in legal_moves(position):
-            after = apply_move(position, move)
-            if after.piles not in seen:
-                if len(seen) >= limit:
-                    return None
-                seen.add(after.piles)
-                todo.append(after)
-    return True
+    # when: the full search with the test, and without it; then: the same outcomes, never
+    # more positions to prove a loss
+    assert_left_out_exactly(states, {}, {"blocking": False})
 
 
 @pytest.mark.parametrize("slug", sorted(ENDGAMES))
@@ -219,7 +170,7 @@ def test_a_blocked_endgame_is_one_no_line_of_the_engines_moves_wins(slug) -> Non
         # then: each the test calls blocked is lost by the engine's own search of every
         # position (where there are few enough)
         if blocked(state):
-            lost = _lost_within(state, 3000)
+            lost = exhaustively_lost(state, limit=3000)
             assert lost is not False
             checked += lost is True
     assert checked >= 2
