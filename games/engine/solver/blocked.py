@@ -78,6 +78,12 @@ def applies(r: Rules) -> bool:
     )
 
 
+def _ends_a_group(j: int, start: int, gone: int, k: int) -> bool:
+    """Return whether the stock's ``j``-th card can be the last of a group of ``k`` dealt from
+    its ``start``-th, with up to ``gone`` of the cards between played before."""
+    return gone >= k - 1 or any((j - start - m) % k == k - 1 for m in range(gone + 1))
+
+
 class Blocking:
     """The test of the module's docstring for one game's rules (read-only tables)."""
 
@@ -168,8 +174,8 @@ class Blocking:
         acc = [
             j == dealt - 1
             or j == count - 1
-            or j % k == k - 1
-            or (j >= dealt and (j - dealt) % k == k - 1)
+            or _ends_a_group(j, 0, 0, k)
+            or (j >= dealt and _ends_a_group(j, dealt, 0, k))
             for j in range(count)
         ]
         rem = [False] * count
@@ -251,15 +257,8 @@ class Blocking:
             for i in range(count):
                 if not acc[i] and (
                     (i + 1 < count and rem[i + 1])
-                    or gone0 >= k - 1
-                    or any((i - m) % k == k - 1 for m in range(1, gone0 + 1))
-                    or (
-                        i >= dealt
-                        and (
-                            gone >= k - 1
-                            or any((i - dealt - m) % k == k - 1 for m in range(1, gone + 1))
-                        )
-                    )
+                    or _ends_a_group(i, 0, gone0, k)
+                    or (i >= dealt and _ends_a_group(i, dealt, gone, k))
                 ):
                     acc[i] = True
                     todo.append(order[i])
