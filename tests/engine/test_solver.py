@@ -277,11 +277,17 @@ def _full_search(state: State, *, autos: bool) -> str:
 
 
 def _full_search_nodes(
-    state: State, *, autos: bool = True, cycles: bool = True, blocking: bool = True
+    state: State,
+    *,
+    autos: bool = True,
+    cycles: bool = True,
+    blocking: bool = True,
+    sideways: bool = True,
 ) -> tuple[str, int]:
     """Return the full search's outcome from ``state`` and the positions it expanded, with its
     automatic moves and returns left out or not, with ``Search.dominated`` or not, with
-    ``Blocking``'s test or not."""
+    ``Blocking``'s test or not, with sideways moves of no use left out (``Search._uses``) or
+    not."""
     rules = Rules(state.variant, state.base_rank)
     if not autos:
         rules.returning_safe = (False,) * len(rules.returning_safe)
@@ -293,6 +299,7 @@ def _full_search_nodes(
         search.cycles = None
     if not blocking:
         search.blocking = None
+    search.sideways = search.sideways and sideways
     outcome, _ = search.run()
     return outcome, search.nodes
 
@@ -646,7 +653,7 @@ def test_stock_macros_are_the_waste_tops_the_engines_deals_reach(slug: str) -> N
         acc, tacc, any_empty = search.pos._accepting()
 
         # when
-        macros = search._macros(acc, tacc, any_empty)
+        macros = search._macros(acc, tacc, any_empty, search._waste_tops())
 
         # then: each is j deals of the engine and a legal play of the waste's top; none missing
         expected = set()

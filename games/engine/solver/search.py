@@ -14,7 +14,7 @@ from ..cards import CARDS_PER_DECK, SUIT_OF
 from ..moves import AnyMove, Deal, Move, Redeal
 from ..rules import Return
 from ..state import Pile, State
-from .blocked import blocking_for
+from .blocked import applies, blocking_for
 from .position import Position, redeals_left
 from .tables import AGGRESSIVE, DEAL, PROMISE_DEPTH, REDEAL, SAFE, IMove, Record, Rules
 
@@ -141,14 +141,19 @@ class Search:
         )
         # The test that leaves out positions no line can win (``Blocking``; None: not used).
         self.blocking = blocking_for(pos.r) if autos == SAFE and self.checks_blocking else None
+        # Whether sideways moves that leave the card they uncover no use are left out
+        # (``_uses``; off only in the tests that check the search against one without it).
+        self.sideways = autos == SAFE and sideways_pruned(pos.r)
 
     def children(self, parent: IMove | None) -> list[IMove]:
         pos = self.pos
         r = pos.r
         acc, tacc, any_empty = pos._accepting()
         moves = pos.transfers(acc, tacc, any_empty, r.sources)
+        # The waste's tops within one stock cycle, after each count of deals.
+        tops = self._waste_tops() if r.macro else []
         if r.macro:
-            moves.extend(self._macros(acc, tacc, any_empty))
+            moves.extend(self._macros(acc, tacc, any_empty, tops))
         elif pos.can_deal():
             moves.append((0, DEAL, 0, 0))
         if pos.can_redeal():
@@ -186,9 +191,15 @@ class Search:
                     spider_empty = t
                     break
         # Returns from a foundation that no card could follow onto (``_useless_returns``).
-        useless = self._useless_returns() if self.prune_returns else ()
+        useless = self._useless_returns(tops) if self.prune_returns else ()
         scored: list[tuple[int, IMove]] = []
         append = scored.append
+        # Sideways moves whose uncovered card would have no use (``_uses``; exact, so sound
+        # for a proof of loss; not where the caller rules positions out, as the proof moves
+        # them in a line).
+        uses = self._uses(acc, tops) if self.sideways and self.avoid is None else None
+        sbuilds = r.sbuilds
+        any_group = r.any_group
         # The moves come grouped by source: what depends on the source alone is read once.
         last = -99
         size = from_found = from_tab = from_hidden = skip_source = 0
@@ -242,6 +253,15 @@ class Search:
                     left > from_hidden and tbuilds[cards[s][-k - 1] * CARDS_PER_DECK + cards[s][-k]]
                 ):
                     continue
+            if (
+                uses is not None
+                and from_tab
+                and is_tab[d]
+                and left > from_hidden
+                and (any_group or sbuilds[cards[s][-k - 1] * CARDS_PER_DECK + cards[s][-k]])
+                and not uses(cards[s][-k - 1], cards[s][-k])
+            ):
+                continue  # a sideways move: the card it uncovers could not be used next
             if to_found:
                 score = 0
             elif from_found:
@@ -265,6 +285,72 @@ class Search:
             scored.sort(key=lambda item: item[0] + noise * shuffle.random())
         # The stack pops from the end: the best move last.
         return [move for _, move in reversed(scored)]
+
+    def _uses(
+        self, acc: dict[int, list[int]], tops: list[tuple[int, int]]
+    ) -> Callable[[int, int], bool]:
+        """Return a test of whether a sideways move is worth searching (with
+        ``sideways_pruned``' rules, no position ruled out by the caller): ``uses(y, b)``,
+        where the move takes the face-up card ``b`` and the cards on it off the face-up card
+        ``y`` (``b`` building on ``y``, or any face-up group moving), is whether ``y`` could be
+        used by the next move: ``y`` goes up now (``acc``, the piles taking each card), or a
+        card other than ``b`` that may go on ``y`` is face up on the tableau, the top of a
+        foundation that gives cards back, or the waste's top now or after some deals
+        (``tops``, from ``_waste_tops``).
+
+        Take a shortest winning line with such a move ``M`` (from ``y``'s pile ``p`` to ``q``)
+        where ``y`` has no such use, and the first move ``U`` after it that uses ``y`` (moves
+        it, or puts a card on it; there is one, as ``y`` goes up at last). Play the moves
+        between without ``M``, those of the moved cards (or of the cards put on them, moved
+        with them) from ``p`` rather than ``q``, then ``M`` just before ``U``: each is legal
+        as before, with the same automatic moves (``y`` stays covered and unused; the card
+        ``M`` goes on, or the empty pile, stays uncovered and unused, as no card under ``b``'s
+        suit-rank on it went up: ``Position._safe`` and ``_safe_returning`` wait for ``b``),
+        and the line reaches the same positions from ``U`` on. If one of them moves ``b``
+        away, the line without ``M`` is shorter: impossible. Now ``U`` right after ``M`` puts a
+        card other than ``b`` on ``y`` (one ``b`` would undo ``M``: shorter), or plays ``y`` up,
+        so ``M`` has a use; or it moves ``y`` and the cards under it from ``p`` onto some pile,
+        and then moving them with the moved cards on ``y`` (a sequence: ``b`` builds on ``y``),
+        then the moved cards off ``y`` onto ``q``, reaches the same position, with the
+        sideways move one move later, where the same holds. Whether the other sideways moves
+        have a use is unchanged (the same cards are face up, on the foundations and in the
+        stock). So, taking each time the line's last sideways move with no use, a shortest
+        winning line has none: leaving them out loses no win.
+        """
+        r = self.pos.r
+        is_found = r.is_foundation
+        tsucc = r.tsucc
+        # The cards that could go on a card by the next move (after some deals), read once.
+        ready: list[set[int]] = []
+
+        def uses(y: int, b: int) -> bool:
+            if any(is_found[f] for f in acc.get(y, ())):
+                return True
+            if not ready:
+                ready.append(self._ready(tops))
+            found = ready[0]
+            return any(c in found and c != b for c in tsucc[y])
+
+        return uses
+
+    def _ready(self, tops: list[tuple[int, int]]) -> set[int]:
+        """Return the cards a move could take onto the tableau now: its face-up cards, the
+        foundations' tops where they give cards back, and the waste's top now or after
+        some deals (``tops``: with ``sideways_pruned``' rules, a stock deals to a waste by
+        macro moves)."""
+        pos = self.pos
+        r = pos.r
+        cards = pos.cards
+        hidden = pos.hidden
+        found: set[int] = set()
+        for t in r.tableau:
+            found.update(cards[t][hidden[t] :])
+        if r.back is not Return.NONE:
+            found.update(cards[f][-1] for f in r.foundations if cards[f])
+        if r.waste is not None and cards[r.waste]:
+            found.add(cards[r.waste][-1])
+        found.update(c for _, c in tops)
+        return found
 
     def dominated(self, cycles: dict[bytes, list[int]]) -> bool:
         """Return whether a position searched already reaches this one by deals alone (with
@@ -308,9 +394,10 @@ class Search:
         self.work += BLOCKING_WORK
         return blocking.blocked(self.pos.cards, self.pos.hidden)
 
-    def _useless_returns(self) -> tuple[int, ...]:
+    def _useless_returns(self, tops: list[tuple[int, int]]) -> tuple[int, ...]:
         """Return the foundations whose top card the full search need not take back (rules
-        as ``returns_pruned`` checks): no card that could ever follow it, or any card under
+        as ``returns_pruned`` checks; ``tops``, the waste's tops after each count of deals,
+        from ``_waste_tops``): no card that could ever follow it, or any card under
         it, onto the tableau could move there next.
 
         Take a shortest winning line that takes a card ``c`` back. Something it exposes is
@@ -337,7 +424,7 @@ class Search:
         if r.waste is not None and r.stock is not None:
             if cards[r.waste]:
                 reachable.add(cards[r.waste][-1])
-            reachable.update(c for _, c in self._waste_tops())
+            reachable.update(c for _, c in tops)
         tsucc = r.tsucc
         out = []
         for f in r.foundations:
@@ -384,16 +471,21 @@ class Search:
         return log
 
     def _macros(
-        self, acc: dict[int, list[int]], tacc: dict[int, list[int]], any_empty: list[int]
+        self,
+        acc: dict[int, list[int]],
+        tacc: dict[int, list[int]],
+        any_empty: list[int],
+        tops: list[tuple[int, int]],
     ) -> list[IMove]:
-        """Return "deal j times, then play the waste's top" for every j of one stock cycle."""
+        """Return "deal j times, then play the waste's top" for every j of one stock cycle
+        (``tops``, from ``_waste_tops``)."""
         pos = self.pos
         r = pos.r
         assert r.waste is not None
         w = r.waste
         destinations = pos.destinations
         out: list[IMove] = []
-        for j, c in self._waste_tops():
+        for j, c in tops:
             for d in destinations(acc, tacc, c):
                 out.append((j, w, d, 1))
             for d in any_empty:
@@ -586,6 +678,14 @@ def stock_cycles(r: Rules) -> bool:
         and r.stock is not None
         and r.waste is not None
     )
+
+
+def sideways_pruned(r: Rules) -> bool:
+    """Return whether ``Search._uses`` holds for these rules: where ``Blocking``'s test holds
+    (``blocked.applies``: one deck, four foundations up in suit from the Ace, no free cells,
+    reserves, supermove limit or redeal hook, a stock dealing to a waste, empty piles taking
+    Kings only), with sequences or any face-up group moving on the tableau."""
+    return applies(r) and (r.any_group or all(r.sequences[t] for t in r.tableau))
 
 
 def luby(i: int) -> int:
