@@ -188,6 +188,10 @@ class Blocking:
         for f in r.foundations:
             if cards[f]:
                 ftop[cards[f][-1]] = True
+        # The cards not up yet: once there are none, the position is not blocked.
+        missing = up.count(False)
+        if not missing:
+            return False
         # The cards to look at again: each takes whatever step its events allow.
         todo = list(range(n))
         while todo:
@@ -215,6 +219,9 @@ class Blocking:
                 and (top[c] if place == _TABLEAU else acc[at[c]])
             ):
                 up[c] = True
+                missing -= 1
+                if not missing:
+                    return False
                 if RANK_OF[c] < 13:
                     todo.append(c + 1)
             if place == _TABLEAU:
