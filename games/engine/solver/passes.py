@@ -14,6 +14,8 @@ changed in place and changed back), with its own move generation, checked agains
   without limit, no position that deals alone reach from one searched (``Search.dominated``);
 - positions no line can win, found on a relaxation of the rules (``blocked.Blocking``): ``solve``
   answers ``lost`` at once for one, and the depth-first passes leave them out;
+- in Klondike and Yukon, no sideways move (cards taken off a face-up card) after which the card
+  uncovered could not be used by the next move (``Search._uses``);
 - safe automatic foundation moves (dominance), played as part of the move before them and never
   searched as a choice; only provably safe ones are used when a ``lost`` result is possible
   (where cards may come back from the foundations, only in one-deck games whose foundations

@@ -289,32 +289,33 @@ class Search:
     def _uses(
         self, acc: dict[int, list[int]], tops: list[tuple[int, int]]
     ) -> Callable[[int, int], bool]:
-        """Return a test of whether a sideways move is worth searching (with
-        ``sideways_pruned``' rules, no position ruled out by the caller): ``uses(y, b)``,
-        where the move takes the face-up card ``b`` and the cards on it off the face-up card
-        ``y`` (``b`` building on ``y``, or any face-up group moving), is whether ``y`` could be
-        used by the next move: ``y`` goes up now (``acc``, the piles taking each card), or a
-        card other than ``b`` that may go on ``y`` is face up on the tableau, the top of a
-        foundation that gives cards back, or the waste's top now or after some deals
-        (``tops``, from ``_waste_tops``).
+        """Return ``uses(y, b)``: whether a sideways move, which takes the face-up card ``b``
+        and the cards on it off the face-up card ``y`` (``b`` building on ``y``, or where any
+        face-up group moves), leaves ``y`` a use for the next move: ``y`` can go up (``acc``:
+        the piles taking each card now), or a card other than ``b`` that may go on ``y`` is
+        face up on the tableau, on top of a foundation that gives cards back, or the waste's
+        top now or after some deals (``tops``, from ``_waste_tops``). The search leaves out
+        the sideways moves without one (with ``sideways_pruned``' rules, where the caller
+        rules no position out).
 
-        Take a shortest winning line with such a move ``M`` (from ``y``'s pile ``p`` to ``q``)
-        where ``y`` has no such use, and the first move ``U`` after it that uses ``y`` (moves
-        it, or puts a card on it; there is one, as ``y`` goes up at last). Play the moves
-        between without ``M``, those of the moved cards (or of the cards put on them, moved
-        with them) from ``p`` rather than ``q``, then ``M`` just before ``U``: each is legal
-        as before, with the same automatic moves (``y`` stays covered and unused; the card
-        ``M`` goes on, or the empty pile, stays uncovered and unused, as no card under ``b``'s
-        suit-rank on it went up: ``Position._safe`` and ``_safe_returning`` wait for ``b``),
-        and the line reaches the same positions from ``U`` on. If one of them moves ``b``
-        away, the line without ``M`` is shorter: impossible. Now ``U`` right after ``M`` puts a
-        card other than ``b`` on ``y`` (one ``b`` would undo ``M``: shorter), or plays ``y`` up,
-        so ``M`` has a use; or it moves ``y`` and the cards under it from ``p`` onto some pile,
-        and then moving them with the moved cards on ``y`` (a sequence: ``b`` builds on ``y``),
-        then the moved cards off ``y`` onto ``q``, reaches the same position, with the
-        sideways move one move later, where the same holds. Whether the other sideways moves
-        have a use is unchanged (the same cards are face up, on the foundations and in the
-        stock). So, taking each time the line's last sideways move with no use, a shortest
+        No win is lost. Take a shortest winning line with a sideways move ``M`` without a
+        use, from ``y``'s pile ``p`` to pile ``q``, and the first move ``U`` after it that
+        moves ``y`` or puts a card on it (there is one: ``y`` goes up at last). Play the moves
+        between ``M`` and ``U`` first, each move of the moved cards (or of cards put on them)
+        from ``p`` rather than ``q``, then ``M``, then ``U``. Each is legal as before and
+        brings the same automatic moves: ``y`` stays covered rather than uncovered and
+        unused; the card ``b`` went on (or the empty pile) stays uncovered, and no move puts a
+        card there, nor can it go up while ``b`` is not up (``Position._safe`` and
+        ``_safe_returning`` wait for ``b``). If a move between takes ``b`` elsewhere, ``M`` is
+        not needed at all: the line was not shortest. From ``U`` on, the line is the same. If
+        ``U`` plays ``y`` up or puts a card other than ``b`` on it (``b`` would undo ``M``: not
+        shortest), ``M`` now has a use. Otherwise ``U`` moves ``y`` with cards under it onto
+        a pile; moving them with the moved cards still on ``y`` (a sequence, as ``b`` builds on
+        ``y``), then the moved cards onto ``q``, reaches the same position, with the sideways
+        move one move later, where the same argument goes on. Moving a sideways move later
+        changes no other one's use (the same cards are face up, on the foundations' tops and
+        in the stock and waste). So, taking each time the line's last sideways move without
+        a use, the number of those falls or the last of them comes later, until a shortest
         winning line has none: leaving them out loses no win.
         """
         r = self.pos.r
