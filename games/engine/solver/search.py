@@ -339,6 +339,16 @@ class Search:
         foundations' tops where they give cards back, and the waste's top now or after
         some deals (``tops``: with ``sideways_pruned``' rules, a stock deals to a waste by
         macro moves)."""
+        r = self.pos.r
+        cards = self.pos.cards
+        found = self._in_play(tops)
+        if r.back is not Return.NONE:
+            found.update(cards[f][-1] for f in r.foundations if cards[f])
+        return found
+
+    def _in_play(self, tops: list[tuple[int, int]]) -> set[int]:
+        """Return the cards face up on the tableau, the waste's top and its tops after each
+        count of deals (``tops``, from ``_waste_tops``)."""
         pos = self.pos
         r = pos.r
         cards = pos.cards
@@ -346,8 +356,6 @@ class Search:
         found: set[int] = set()
         for t in r.tableau:
             found.update(cards[t][hidden[t] :])
-        if r.back is not Return.NONE:
-            found.update(cards[f][-1] for f in r.foundations if cards[f])
         if r.waste is not None and cards[r.waste]:
             found.add(cards[r.waste][-1])
         found.update(c for _, c in tops)
@@ -411,21 +419,13 @@ class Search:
         or the waste's top after some deals. Taking ``c`` back where no such ``x`` is so placed
         is not needed for a win.
         """
-        pos = self.pos
-        r = pos.r
-        cards = pos.cards
-        hidden = pos.hidden
-        reachable: set[int] = set()
-        for t in r.tableau:
-            reachable.update(cards[t][hidden[t] :])
+        r = self.pos.r
+        cards = self.pos.cards
+        reachable = self._in_play(tops)
         for f in r.foundations:
             # Not the Aces: taking one back is never needed (nothing goes on it, nothing
             # under it).
             reachable.update(cards[f][1:])
-        if r.waste is not None and r.stock is not None:
-            if cards[r.waste]:
-                reachable.add(cards[r.waste][-1])
-            reachable.update(c for _, c in tops)
         tsucc = r.tsucc
         out = []
         for f in r.foundations:
