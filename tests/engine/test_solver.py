@@ -1534,3 +1534,23 @@ def test_a_klondike_line_told_the_positions_played_keeps_off_them_with_the_rewei
         assert reached.won
     assert len(games) >= 10
     assert won >= len(games) * 3 // 4
+
+
+def test_klondike_without_foundation_returns_also_gets_reweighted_runs_with_greedy_autos() -> None:
+    # given: Blake & Gent's Klondike (draw 3, no foundation returns) and its deal bench-134,
+    # which the reweighted runs with the provably safe automatic moves alone do not win soon
+    kept = replace(builtin_variant("klondike-draw-3"), foundation_return=Return.NONE)
+    state = deal(kept, practice_seed("bench-134"))
+    rules = Rules(kept, state.base_rank)
+
+    # when
+    _, safe, _ = _run_pass(Reweighted, rules, state, nodes=30_000)
+    _, greedy, line = _run_pass(Reweighted, rules, state, nodes=30_000, autos=AGGRESSIVE)
+
+    # then: the runs with the greedy automatic moves win it, and ``solve`` runs them too
+    assert safe == "unknown"
+    assert greedy == "won"
+    assert replays_to_a_win(state, line)
+    runs = [(kind, autos) for kind, _, autos, *_ in _passes(rules, True)]
+    assert (Reweighted, SAFE) in runs
+    assert (Reweighted, AGGRESSIVE) in runs
