@@ -302,7 +302,8 @@ class Search:
         use, from ``y``'s pile ``p`` to pile ``q``, and the first move ``U`` after it that
         moves ``y`` or puts a card on it (there is one: ``y`` goes up at last). Play the moves
         between ``M`` and ``U`` first, each move of the moved cards (or of cards put on them)
-        from ``p`` rather than ``q``, then ``M``, then ``U``. Each is legal as before and
+        from ``p`` rather than ``q`` (a move of cards under them takes those without them),
+        then ``M`` onto the same card as before, then ``U``. Each is legal as before and
         brings the same automatic moves: ``y`` stays covered rather than uncovered and
         unused; the card ``b`` went on (or the empty pile) stays uncovered, and no move puts a
         card there, nor can it go up while ``b`` is not up (``Position._safe`` and
