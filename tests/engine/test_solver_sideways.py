@@ -15,7 +15,7 @@ from games.engine.text import parse
 from tests.engine.conftest import Table
 from tests.engine.test_solver import assert_left_out_exactly, klondike_board
 from tests.engine.test_solver_blocking import ENDGAMES as BLOCKING_ENDGAMES
-from tests.engine.test_solver_blocking import _without_returns
+from tests.engine.test_solver_blocking import HOLDS, _without_returns
 
 # Clubs up to the Seven, the other suits up to the Eight: the Ten of Clubs cannot go up, and
 # the Nine of Diamonds on it cannot go up by itself (the Eight of Clubs is not up).
@@ -122,18 +122,9 @@ def test_a_hint_searches_every_sideways_move() -> None:
     assert _sideways_searched(state, avoid=True)
 
 
-@pytest.mark.parametrize(
-    ("slug", "holds"),
-    [
-        ("klondike-draw-3", True),
-        ("klondike-draw-1", True),
-        ("yukon", True),
-        ("beleaguered-castle", False),
-        ("freecell", False),
-        ("spider-2-suits", False),
-        ("canfield", False),
-    ],
-)
+# The builtin games where sideways moves are left out: those where the test of blocked
+# positions holds (Klondike and Yukon move runs or any face-up group).
+@pytest.mark.parametrize(("slug", "holds"), HOLDS)
 def test_sideways_moves_are_left_out_in_one_deck_games_up_in_suit_where_sequences_move(
     slug: str, holds: bool
 ) -> None:
