@@ -118,6 +118,17 @@ def test_every_scrape_counts_every_workers_work(ws_variants, uvicorn, tmp_path) 
         workers = pids_counting(folder) & children
         others = children - workers
         assert len(workers) == WORKERS, server.output()[-2000:]
+        # (the socket records a move's duration just after sending its answer)
+        wait_for(
+            lambda: (
+                value(
+                    scrape(server.base),
+                    "patience_socket_move_duration_seconds_count",
+                    path="batched",
+                )
+                == 1
+            )
+        )
         labels = {"variant": VARIANT, "mode": "practice"}
         for _ in range(6):
             samples = scrape(server.base)
