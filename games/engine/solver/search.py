@@ -14,7 +14,7 @@ from ..cards import CARDS_PER_DECK, SUIT_OF
 from ..moves import AnyMove, Deal, Move, Redeal
 from ..rules import Return
 from ..state import Pile, State
-from .blocked import applies, blocking_for
+from .blocked import blocking_for
 from .position import Position, redeals_left
 from .tables import AGGRESSIVE, DEAL, PROMISE_DEPTH, REDEAL, SAFE, IMove, Record, Rules
 
@@ -323,15 +323,15 @@ class Search:
         is_found = r.is_foundation
         tsucc = r.tsucc
         # The cards that could go on a card by the next move (after some deals), read once.
-        ready: list[set[int]] = []
+        ready: set[int] | None = None
 
         def uses(y: int, b: int) -> bool:
+            nonlocal ready
             if any(is_found[f] for f in acc.get(y, ())):
                 return True
-            if not ready:
-                ready.append(self._ready(tops))
-            found = ready[0]
-            return any(c in found and c != b for c in tsucc[y])
+            if ready is None:
+                ready = self._ready(tops)
+            return any(c in ready and c != b for c in tsucc[y])
 
         return uses
 
@@ -687,7 +687,7 @@ def sideways_pruned(r: Rules) -> bool:
     (``blocked.applies``: one deck, four foundations up in suit from the Ace, no free cells,
     reserves, supermove limit or redeal hook, a stock dealing to a waste, empty piles taking
     Kings only), with sequences or any face-up group moving on the tableau."""
-    return applies(r) and (r.any_group or all(r.sequences[t] for t in r.tableau))
+    return blocking_for(r) is not None and (r.any_group or all(r.sequences[t] for t in r.tableau))
 
 
 def luby(i: int) -> int:
