@@ -1191,7 +1191,7 @@ def test_the_staged_pass_wins_a_four_suit_spider_deal_the_best_first_passes_miss
     assert Staged in [kind for kind, *_ in _passes(rules, True)]
 
 
-def test_the_staged_pass_deals_after_each_stages_share_and_doubles_it_each_round() -> None:
+def test_the_staged_pass_doubles_each_stages_share_and_the_positions_it_keeps_each_round() -> None:
     # given: a staged pass that keeps two positions a stage and gives a stage 100 positions
     state = deal(builtin_variant("spider-4-suits"), practice_seed("bench-5"))
     rules = Rules(state.variant, state.base_rank)
@@ -1199,19 +1199,42 @@ def test_the_staged_pass_deals_after_each_stages_share_and_doubles_it_each_round
     class Probe(Staged):
         keep = 2
         unit = 100
-        dealt_at: list[int] = []
+        dealt_at: list[tuple[int, bool]] = []
 
         def apply(self, move: IMove) -> list[tuple[str, object]]:
             if move[1] == DEAL:
-                self.dealt_at.append(self.nodes)
+                self.dealt_at.append((self.nodes, self.ties is not None))
             return super().apply(move)
 
     # when: 1,000 positions: the first round's six stages, then the second's first stages
     _, outcome, _ = _run_pass(Probe, rules, state, nodes=1_000, autos=AGGRESSIVE)
 
-    # then: two deals after each stage's 100 positions, then after 200 in the second round
+    # then: two deals after each stage's 100 positions, rated as they are; then four after 200
+    # in the second round, rated with a random draw
     assert outcome == "unknown"
-    assert Probe.dealt_at == [100, 100, 200, 200, 300, 300, 400, 400, 500, 500, 800, 800]
+    first = [(at, False) for at in (100, 100, 200, 200, 300, 300, 400, 400, 500, 500)]
+    assert Probe.dealt_at == [*first, *[(800, True)] * 4]
+
+
+def test_the_staged_passs_wider_rounds_win_a_four_suit_deal_deeper_ones_miss_repeatably() -> None:
+    # given: a Spider (4 suits) deal, and the staged pass as it was: every round keeps the same
+    # eight positions a stage, rated the same way, and only searches deeper
+    state = deal(builtin_variant("spider-4-suits"), practice_seed("bench-53"))
+    rules = Rules(state.variant, state.base_rank)
+
+    class Deeper(Staged):
+        widens = False
+
+    # when: each searches 45,000 positions (the second round), the staged pass twice
+    _, deeper, _ = _run_pass(Deeper, rules, state, nodes=45_000, autos=AGGRESSIVE)
+    _, outcome, line = _run_pass(Staged, rules, state, nodes=45_000, autos=AGGRESSIVE)
+    _, _, again = _run_pass(Staged, rules, state, nodes=45_000, autos=AGGRESSIVE)
+
+    # then: only the wider rounds win, with a line that replays, the same line each time
+    assert deeper == "unknown"
+    assert outcome == "won"
+    assert replays_to_a_win(state, line)
+    assert again == line
 
 
 def test_the_staged_pass_keeps_off_the_positions_to_avoid() -> None:

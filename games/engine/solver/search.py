@@ -36,9 +36,11 @@ MAX_FRONTIER = 1_000_000
 REVEAL_WEIGHTS = (0, 8, 20, 40, 4, 12, 30)
 REWEIGHT_UNIT = 2000
 # Spider's staged pass (``Staged``): how many positions of each stage deal the next one, and
-# how many positions each stage expands in the first round (twice as many each round after).
+# how many positions each stage expands, in the first round (twice as many of each every round
+# after); and the most that a random draw adds to a position's rating after the first round.
 STAGE_KEEP = 8
 STAGE_UNIT = 3000
+STAGE_NOISE = 12
 # Spider's estimate (``spider_promise``): what a card on the foundations, an empty pile and a
 # card on the next of its suit earn, and what a face-down card and a card on one it does not
 # build on cost.
@@ -860,12 +862,16 @@ class Staged(BestFirst):
     (Spider), in rounds: each stage searches the moves before the next deal, from the
     positions the last one dealt from, for ``unit`` positions expanded; then the ``keep``
     most promising positions where the stock may deal, dealt, start the next stage. A round
-    ends when the stock is out; the next one starts again from the position with twice as many
-    positions a stage.
+    ends when the stock is out; the next one starts again from the position, with twice as
+    many positions a stage and twice as many kept, each position's rating raised by a random
+    draw below ``spread`` (``ties``, seeded by the round's number, so a solve is repeatable).
 
     A best-first search over the whole game deals as soon as dealing rates well, and then
     works a tableau buried under cards it never sorted; or it never deals, and spends its
     budget reordering the same cards. Here each deal comes after its stage has had its share.
+    Which positions deal decides most of what the later stages can reach, and a larger round
+    that keeps the same few, rated the same way, mostly searches again what the last one did:
+    wider rounds, each drawing its own near-best positions, win deals the deeper ones miss.
     The pass only finds wins: it leaves most positions out. It ends without one once a round
     has searched every position its stages reach and kept every one that could deal (the next
     round would do the same).
@@ -873,6 +879,17 @@ class Staged(BestFirst):
 
     keep = STAGE_KEEP
     unit = STAGE_UNIT
+    spread = STAGE_NOISE
+    ties: random.Random | None = None
+    # Whether rounds after the first keep more positions and draw their ratings (off only in
+    # the tests that compare the pass with the one before).
+    widens = True
+
+    def rate(self) -> int:
+        score = super().rate()
+        if self.ties is not None:
+            score += self.ties.randrange(self.spread)
+        return score
 
     def steps(self) -> Generator[None, None, Found]:
         pos = self.pos
@@ -882,6 +899,8 @@ class Staged(BestFirst):
         root = pos.snapshot()
         rate = self.rate
         budget = self.unit
+        keep = self.keep
+        rounds = 1
         while True:
             # The positions a stage starts from: each with the log of the line to it.
             starts = [(root_log, root)]
@@ -919,10 +938,10 @@ class Staged(BestFirst):
                     won = self._grow(number, moves, seen, parents, frontier, 1)
                     if won is not None:
                         return "won", won
-                cut = cut or bool(frontier) or len(dealing) > self.keep
+                cut = cut or bool(frontier) or len(dealing) > keep
                 dealing.sort()
                 starts = []
-                for _, order, packed in dealing[: self.keep]:
+                for _, order, packed in dealing[:keep]:
                     number = order - 1
                     pos.restore(packed)
                     log = self.apply((0, DEAL, 0, 0))
@@ -936,6 +955,10 @@ class Staged(BestFirst):
             if not cut:
                 return "lost", None
             budget *= 2
+            rounds += 1
+            if self.widens:
+                keep *= 2
+                self.ties = random.Random(rounds)
 
 
 class DeepBestFirst(BestFirst):
