@@ -1206,14 +1206,14 @@ def test_the_staged_pass_doubles_each_stages_share_and_the_positions_it_keeps_ea
                 self.dealt_at.append((self.nodes, self.ties is not None))
             return super().apply(move)
 
-    # when: 1,000 positions: the first round's six stages, then the second's first stages
-    _, outcome, _ = _run_pass(Probe, rules, state, nodes=1_000, autos=AGGRESSIVE)
+    # when: 1,200 positions: the first round's six stages, then the second's first stages
+    _, outcome, _ = _run_pass(Probe, rules, state, nodes=1_200, autos=AGGRESSIVE)
 
-    # then: two deals after each stage's 100 positions, rated as they are; then four after 200
-    # in the second round, rated with a random draw
+    # then: two deals after each stage's 100 positions, rated as they are, the last stage
+    # taking 300; then four after 200 in the second round, rated with a random draw
     assert outcome == "unknown"
     first = [(at, False) for at in (100, 100, 200, 200, 300, 300, 400, 400, 500, 500)]
-    assert Probe.dealt_at == [*first, *[(800, True)] * 4]
+    assert Probe.dealt_at == [*first, *[(1_000, True)] * 4]
 
 
 def test_the_staged_passs_wider_rounds_win_a_four_suit_deal_deeper_ones_miss_repeatably() -> None:
@@ -1235,6 +1235,26 @@ def test_the_staged_passs_wider_rounds_win_a_four_suit_deal_deeper_ones_miss_rep
     assert outcome == "won"
     assert replays_to_a_win(state, line)
     assert again == line
+
+
+def test_the_staged_passs_last_stage_gets_three_shares_and_wins_a_deal_the_first_round() -> None:
+    # given: a Spider (4 suits) deal, and the staged pass whose last stage, once the stock is
+    # out, gets one share like the others
+    state = deal(builtin_variant("spider-4-suits"), practice_seed("bench-21"))
+    rules = Rules(state.variant, state.base_rank)
+
+    class OneShare(Staged):
+        last = 1
+
+    # when: each searches 24,000 positions, the first round with three shares for the last
+    # stage (5 × 3,000 + 9,000)
+    _, one_share, _ = _run_pass(OneShare, rules, state, nodes=24_000, autos=AGGRESSIVE)
+    _, outcome, line = _run_pass(Staged, rules, state, nodes=24_000, autos=AGGRESSIVE)
+
+    # then: only the pass with three shares wins, with a line that replays
+    assert one_share == "unknown"
+    assert outcome == "won"
+    assert replays_to_a_win(state, line)
 
 
 def test_the_staged_pass_keeps_off_the_positions_to_avoid() -> None:

@@ -37,9 +37,11 @@ REVEAL_WEIGHTS = (0, 8, 20, 40, 4, 12, 30)
 REWEIGHT_UNIT = 2000
 # Spider's staged pass (``Staged``): how many positions of each stage deal the next one, and
 # how many positions each stage expands, in the first round (twice as many of each every round
-# after); and the most that a random draw adds to a position's rating after the first round.
+# after); how many times that the last stage expands, once the stock is out; and the most that
+# a random draw adds to a position's rating after the first round.
 STAGE_KEEP = 8
 STAGE_UNIT = 3000
+STAGE_LAST = 3
 STAGE_NOISE = 12
 # Spider's estimate (``spider_promise``): what a card on the foundations, an empty pile and a
 # card on the next of its suit earn, and what a face-down card and a card on one it does not
@@ -860,8 +862,9 @@ class BestFirst(Search):
 class Staged(BestFirst):
     """Best-first searches between the deals of a stock that deals onto every tableau pile
     (Spider), in rounds: each stage searches the moves before the next deal, from the
-    positions the last one dealt from, for ``unit`` positions expanded; then the ``keep``
-    most promising positions where the stock may deal, dealt, start the next stage. A round
+    positions the last one dealt from, for ``unit`` positions expanded (the last stage, once
+    the stock is out, ``last`` times as many); then the ``keep`` most promising positions
+    where the stock may deal, dealt, start the next stage. A round
     ends when the stock is out; the next one starts again from the position, with twice as
     many positions a stage and twice as many kept, each position's rating raised by a random
     draw below ``spread`` (``ties``, seeded by the round's number, so a solve is repeatable).
@@ -879,6 +882,7 @@ class Staged(BestFirst):
 
     keep = STAGE_KEEP
     unit = STAGE_UNIT
+    last = STAGE_LAST
     spread = STAGE_NOISE
     ties: random.Random | None = None
     # Whether rounds after the first keep more positions and draw their ratings (off only in
@@ -922,9 +926,12 @@ class Staged(BestFirst):
                         parents.append((-1, line))
                         frontier.append((-rate(), len(parents), packed))
                 heapq.heapify(frontier)
+                # The last stage sorts the whole tableau, with no deal to come: it gets more.
+                stock = pos.r.stock
+                share = budget if stock is not None and pos.cards[stock] else budget * self.last
                 dealing: list[tuple[int, int, bytes]] = []
                 expanded = 0
-                while frontier and expanded < budget:
+                while frontier and expanded < share:
                     item = heapq.heappop(frontier)
                     number = item[1] - 1
                     pos.restore(item[2])
