@@ -864,10 +864,10 @@ class Staged(BestFirst):
     (Spider), in rounds: each stage searches the moves before the next deal, from the
     positions the last one dealt from, for ``unit`` positions expanded (the last stage, once
     the stock is out, ``last`` times as many); then the ``keep`` most promising positions
-    where the stock may deal, dealt, start the next stage. A round
-    ends when the stock is out; the next one starts again from the position, with twice as
-    many positions a stage and twice as many kept, each position's rating raised by a random
-    draw below ``spread`` (``ties``, seeded by the round's number, so a solve is repeatable).
+    where the stock may deal, dealt, start the next stage. A round ends when the stock is out;
+    the next one starts again from the position, with twice as many positions a stage and
+    twice as many kept, each position's rating raised by a random draw below ``spread``
+    (``ties``, seeded by the round's number, so a solve is repeatable).
 
     A best-first search over the whole game deals as soon as dealing rates well, and then
     works a tableau buried under cards it never sorted; or it never deals, and spends its
