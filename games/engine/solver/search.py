@@ -36,9 +36,10 @@ MAX_FRONTIER = 1_000_000
 REVEAL_WEIGHTS = (0, 8, 20, 40, 4, 12, 30)
 REWEIGHT_UNIT = 2000
 # Spider's staged pass (``Staged``): how many positions of each stage deal the next one, and
-# how many positions each stage expands, in the first round (twice as many of each every round
-# after); how many times that the last stage expands, once the stock is out; and the most that
-# a random draw adds to a position's rating after the first round.
+# how many positions each stage expands, in the first round (every round after, twice as many
+# deal and half as many again are expanded); how many times that the last stage expands, once
+# the stock is out; and the most that a random draw adds to a position's rating after the
+# first round.
 STAGE_KEEP = 8
 STAGE_UNIT = 3000
 STAGE_LAST = 3
@@ -865,8 +866,8 @@ class Staged(BestFirst):
     positions the last one dealt from, for ``unit`` positions expanded (the last stage, once
     the stock is out, ``last`` times as many); then the ``keep`` most promising positions
     where the stock may deal, dealt, start the next stage. A round ends when the stock is out;
-    the next one starts again from the position, with twice as many positions a stage and
-    twice as many kept, each position's rating raised by a random draw below ``spread``
+    the next one starts again from the position, with half as many positions again a stage
+    and twice as many kept, each position's rating raised by a random draw below ``spread``
     (``ties``, seeded by the round's number, so a solve is repeatable).
 
     A best-first search over the whole game deals as soon as dealing rates well, and then
@@ -874,7 +875,8 @@ class Staged(BestFirst):
     budget reordering the same cards. Here each deal comes after its stage has had its share.
     Which positions deal decides most of what the later stages can reach, and a larger round
     that keeps the same few, rated the same way, mostly searches again what the last one did:
-    wider rounds, each drawing its own near-best positions, win deals the deeper ones miss.
+    wider rounds, each drawing its own near-best positions, win deals the deeper ones miss,
+    and more of them come in the same time when each grows by half rather than doubling.
     The pass only finds wins: it leaves most positions out. It ends without one once a round
     has searched every position its stages reach and kept every one that could deal (the next
     round would do the same).
@@ -885,8 +887,8 @@ class Staged(BestFirst):
     last = STAGE_LAST
     spread = STAGE_NOISE
     ties: random.Random | None = None
-    # Whether rounds after the first keep more positions and draw their ratings (off only in
-    # the tests that compare the pass with the one before).
+    # Whether rounds after the first keep more positions and draw their ratings, growing by
+    # half (off only in the tests that compare the pass with the one before, which doubles).
     widens = True
 
     def rate(self) -> int:
@@ -961,11 +963,13 @@ class Staged(BestFirst):
                 first = False
             if not cut:
                 return "lost", None
-            budget *= 2
             rounds += 1
             if self.widens:
+                budget += budget // 2
                 keep *= 2
                 self.ties = random.Random(rounds)
+            else:
+                budget *= 2
 
 
 class DeepBestFirst(BestFirst):
