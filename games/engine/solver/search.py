@@ -965,7 +965,7 @@ class Staged(BestFirst):
                 return "lost", None
             rounds += 1
             if self.widens:
-                budget += budget // 2
+                budget += (budget + 1) // 2  # at least one more, whatever ``unit``
                 keep *= 2
                 self.ties = random.Random(rounds)
             else:
