@@ -33,6 +33,8 @@ from games.engine.solver.passes import _avoid, _line, _passes
 from games.engine.solver.position import Position
 from games.engine.solver.search import (
     REVEAL_WEIGHTS,
+    SPIDER_EMPTY,
+    SPIDER_EMPTY_DEALING,
     BestFirst,
     Budget,
     DeepBestFirst,
@@ -1173,13 +1175,13 @@ def test_only_klondike_and_yukon_deals_get_the_reweighted_pass(slug: str, runs_i
 
 
 def test_the_staged_pass_wins_a_four_suit_spider_deal_the_best_first_passes_miss() -> None:
-    # given: a Spider (4 suits) deal, searched 12,000 positions by each greedy pass
-    state = deal(builtin_variant("spider-4-suits"), practice_seed("bench-28"))
+    # given: a Spider (4 suits) deal, searched 24,000 positions by each greedy pass
+    state = deal(builtin_variant("spider-4-suits"), practice_seed("bench-21"))
     rules = Rules(state.variant, state.base_rank)
 
     # when
     found = {
-        kind: _run_pass(kind, rules, state, nodes=12_000, autos=AGGRESSIVE)[1:]
+        kind: _run_pass(kind, rules, state, nodes=24_000, autos=AGGRESSIVE)[1:]
         for kind in (Staged, DeepBestFirst, Restarts)
     }
 
@@ -1219,7 +1221,7 @@ def test_the_staged_pass_grows_each_stages_share_and_the_positions_it_keeps_each
 def test_the_staged_passs_wider_rounds_win_a_four_suit_deal_deeper_ones_miss_repeatably() -> None:
     # given: a Spider (4 suits) deal, and the staged pass as it was: every round keeps the same
     # eight positions a stage, rated the same way, and searches twice as deep
-    state = deal(builtin_variant("spider-4-suits"), practice_seed("bench-55"))
+    state = deal(builtin_variant("spider-4-suits"), practice_seed("bench-61"))
     rules = Rules(state.variant, state.base_rank)
 
     class Deeper(Staged):
@@ -1235,6 +1237,27 @@ def test_the_staged_passs_wider_rounds_win_a_four_suit_deal_deeper_ones_miss_rep
     assert outcome == "won"
     assert replays_to_a_win(state, line)
     assert again == line
+
+
+def test_the_staged_pass_values_an_empty_pile_less_while_the_stock_deals() -> None:
+    # given: a Spider (4 suits) deal, and the staged pass whose empty piles earn as much while
+    # the stock deals as once it is out (each must be filled again before a deal)
+    state = deal(builtin_variant("spider-4-suits"), practice_seed("bench-61"))
+    rules = Rules(state.variant, state.base_rank)
+
+    class Alike(Staged):
+        empty_dealing = SPIDER_EMPTY
+
+    # when: each searches 35,000 positions (into the second round)
+    _, alike, _ = _run_pass(Alike, rules, state, nodes=35_000, autos=AGGRESSIVE)
+    _, outcome, line = _run_pass(Staged, rules, state, nodes=35_000, autos=AGGRESSIVE)
+
+    # then: only the pass that values them less while the stock deals wins, and its line
+    # replays
+    assert SPIDER_EMPTY_DEALING < SPIDER_EMPTY
+    assert alike == "unknown"
+    assert outcome == "won"
+    assert replays_to_a_win(state, line)
 
 
 def test_the_staged_passs_last_stage_gets_three_shares_and_wins_a_deal_the_first_round() -> None:
@@ -1260,9 +1283,9 @@ def test_the_staged_passs_last_stage_gets_three_shares_and_wins_a_deal_the_first
 def test_the_staged_pass_keeps_off_the_positions_to_avoid() -> None:
     # given: a Spider game five moves into the staged pass's winning line, and the position
     # its sixth move leads to
-    start = deal(builtin_variant("spider-4-suits"), practice_seed("bench-28"))
+    start = deal(builtin_variant("spider-4-suits"), practice_seed("bench-21"))
     rules = Rules(start.variant, start.base_rank)
-    _, _, line = _run_pass(Staged, rules, start, nodes=12_000, autos=AGGRESSIVE)
+    _, _, line = _run_pass(Staged, rules, start, nodes=24_000, autos=AGGRESSIVE)
     state = start
     for move in line[:5]:
         state = apply_move(state, move)
@@ -1270,7 +1293,7 @@ def test_the_staged_pass_keeps_off_the_positions_to_avoid() -> None:
 
     # when: told to keep off that position
     search = Staged(
-        Position(rules, state), autos=AGGRESSIVE, nodes_left=12_000, deadline=1e18, clock=float
+        Position(rules, state), autos=AGGRESSIVE, nodes_left=24_000, deadline=1e18, clock=float
     )
     search.avoid = _avoid(state, [played], None)
     outcome, logs = search.run()

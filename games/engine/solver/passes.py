@@ -37,10 +37,10 @@ changed in place and changed back), with its own move generation, checked agains
   cells, a second best-first pass weighs them twice (``RoomyBestFirst``). Spider's greedy pass
   searches in stages between the stock's deals (``Staged``): each stage has its share of
   positions (the last, once the stock is out, three), rated by Spider's own measure
-  (``search.spider_promise``), before its most promising positions deal; each round after the
-  first gives the stages half as many positions again and deals from twice as many, drawn with
-  a seeded random term added to the measure. Budgets are counted on a clock the caller gives,
-  CPU time by default.
+  (``search.spider_promise``, where an empty pile earns less while the stock still deals),
+  before its most promising positions deal; each round after the first gives the stages half
+  as many positions again and deals from twice as many, drawn with a seeded random term added
+  to the measure. Budgets are counted on a clock the caller gives, CPU time by default.
 
 The line of a ``won`` result holds moves a player could send (no undo), and replays with the
 engine from the given position to a won one. A game's hint passes ``avoid`` and ``after``

@@ -49,6 +49,9 @@ STAGE_NOISE = 12
 # build on cost.
 SPIDER_RUN = 20
 SPIDER_EMPTY = 60
+# What an empty pile earns in the staged pass while the stock still deals: it must be filled
+# again before the next deal.
+SPIDER_EMPTY_DEALING = 40
 SPIDER_SAME = 6
 SPIDER_HIDDEN = 25
 SPIDER_BREAK = 4
@@ -877,6 +880,8 @@ class Staged(BestFirst):
     that keeps the same few, rated the same way, mostly searches again what the last one did:
     wider rounds, each drawing its own near-best positions, win deals the deeper ones miss,
     and more of them come in the same time when each grows by half rather than doubling.
+    While the stock still deals, an empty pile earns less (``empty_dealing``) than once it
+    is out: it must be filled again before the next deal.
     The pass only finds wins: it leaves most positions out. It ends without one once a round
     has searched every position its stages reach and kept every one that could deal (the next
     round would do the same).
@@ -890,9 +895,19 @@ class Staged(BestFirst):
     # Whether rounds after the first keep more positions and draw their ratings, growing by
     # half (off only in the tests that compare the pass with the one before, which doubles).
     widens = True
+    # What an empty pile earns while the stock still deals (the tests compare the pass with
+    # the one before, where it earned as much as after).
+    empty_dealing = SPIDER_EMPTY_DEALING
 
     def rate(self) -> int:
-        score = super().rate()
+        pos = self.pos
+        r = pos.r
+        if r.runs:
+            stock = r.stock
+            dealing = stock is not None and bool(pos.cards[stock])
+            score = spider_promise(pos, self.empty_dealing if dealing else SPIDER_EMPTY)
+        else:
+            score = super().rate()
         if self.ties is not None:
             score += self.ties.randrange(self.spread)
         return score
@@ -1031,9 +1046,9 @@ class Reweighted(Restarts):
         return run
 
 
-def spider_promise(pos: Position) -> int:
+def spider_promise(pos: Position, empty: int = SPIDER_EMPTY) -> int:
     """Return how near a Spider position looks to a win: complete runs, cards face up, runs in
-    suit, empty piles."""
+    suit, empty piles (each earning ``empty``)."""
     r = pos.r
     cards = pos.cards
     hidden = pos.hidden
@@ -1043,7 +1058,7 @@ def spider_promise(pos: Position) -> int:
     for t in r.tableau:
         pile = cards[t]
         if not pile:
-            score += SPIDER_EMPTY
+            score += empty
             continue
         h = hidden[t]
         score -= SPIDER_HIDDEN * h
