@@ -1218,46 +1218,33 @@ def test_the_staged_pass_grows_each_stages_share_and_the_positions_it_keeps_each
     assert Probe.dealt_at == [*first, *[(950, True)] * 4]
 
 
-def test_the_staged_passs_wider_rounds_win_a_four_suit_deal_deeper_ones_miss_repeatably() -> None:
-    # given: a Spider (4 suits) deal, and the staged pass as it was: every round keeps the same
-    # eight positions a stage, rated the same way, and searches twice as deep
+def test_the_staged_passs_wider_rounds_and_cheaper_empty_piles_win_a_deal_repeatably() -> None:
+    # given: a Spider (4 suits) deal; the staged pass with rounds as they were (every round
+    # keeps the same eight positions a stage, rated the same way, and searches twice as deep);
+    # and the staged pass whose empty piles earn as much while the stock deals as once it is
+    # out (each must be filled again before a deal)
     state = deal(builtin_variant("spider-4-suits"), practice_seed("bench-61"))
     rules = Rules(state.variant, state.base_rank)
 
     class Deeper(Staged):
         widens = False
 
-    # when: each searches 35,000 positions (into the second round), the staged pass twice
-    _, deeper, _ = _run_pass(Deeper, rules, state, nodes=35_000, autos=AGGRESSIVE)
-    _, outcome, line = _run_pass(Staged, rules, state, nodes=35_000, autos=AGGRESSIVE)
-    _, _, again = _run_pass(Staged, rules, state, nodes=35_000, autos=AGGRESSIVE)
-
-    # then: only the wider rounds win, with a line that replays, the same line each time
-    assert deeper == "unknown"
-    assert outcome == "won"
-    assert replays_to_a_win(state, line)
-    assert again == line
-
-
-def test_the_staged_pass_values_an_empty_pile_less_while_the_stock_deals() -> None:
-    # given: a Spider (4 suits) deal, and the staged pass whose empty piles earn as much while
-    # the stock deals as once it is out (each must be filled again before a deal)
-    state = deal(builtin_variant("spider-4-suits"), practice_seed("bench-61"))
-    rules = Rules(state.variant, state.base_rank)
-
     class Alike(Staged):
         empty_dealing = SPIDER_EMPTY
 
-    # when: each searches 35,000 positions (into the second round)
+    # when: each searches 35,000 positions (into the second round), the staged pass twice
+    _, deeper, _ = _run_pass(Deeper, rules, state, nodes=35_000, autos=AGGRESSIVE)
     _, alike, _ = _run_pass(Alike, rules, state, nodes=35_000, autos=AGGRESSIVE)
     _, outcome, line = _run_pass(Staged, rules, state, nodes=35_000, autos=AGGRESSIVE)
+    _, _, again = _run_pass(Staged, rules, state, nodes=35_000, autos=AGGRESSIVE)
 
-    # then: only the pass that values them less while the stock deals wins, and its line
-    # replays
+    # then: only the pass with both wins, with a line that replays, the same line each time
     assert SPIDER_EMPTY_DEALING < SPIDER_EMPTY
+    assert deeper == "unknown"
     assert alike == "unknown"
     assert outcome == "won"
     assert replays_to_a_win(state, line)
+    assert again == line
 
 
 def test_the_staged_passs_last_stage_gets_three_shares_and_wins_a_deal_the_first_round() -> None:
