@@ -788,6 +788,8 @@ class BestFirst(Search):
     # ``Blocking``'s test is left to the depth-first passes: it cost the best-first runs more
     # time than it saved them (docs/winrates.md, "Blocked positions").
     checks_blocking = False
+    # In Spider, what an empty pile earns while the stock still deals (``spider_promise``).
+    empty_dealing = SPIDER_EMPTY
 
     def steps(self) -> Generator[None, None, Found]:
         pos = self.pos
@@ -849,7 +851,7 @@ class BestFirst(Search):
         pos = self.pos
         if not pos.r.runs:
             return pos.promise()
-        return spider_promise(pos)
+        return spider_promise(pos, self.empty_dealing)
 
     @staticmethod
     def _path(
@@ -895,19 +897,12 @@ class Staged(BestFirst):
     # Whether rounds after the first keep more positions and draw their ratings, growing by
     # half (off only in the tests that compare the pass with the one before, which doubles).
     widens = True
-    # What an empty pile earns while the stock still deals (the tests compare the pass with
-    # the one before, where it earned as much as after).
+    # The tests compare the pass with the one before, where an empty pile earned as much while
+    # the stock still dealt as after.
     empty_dealing = SPIDER_EMPTY_DEALING
 
     def rate(self) -> int:
-        pos = self.pos
-        r = pos.r
-        if r.runs:
-            stock = r.stock
-            dealing = stock is not None and bool(pos.cards[stock])
-            score = spider_promise(pos, self.empty_dealing if dealing else SPIDER_EMPTY)
-        else:
-            score = super().rate()
+        score = super().rate()
         if self.ties is not None:
             score += self.ties.randrange(self.spread)
         return score
@@ -1046,11 +1041,14 @@ class Reweighted(Restarts):
         return run
 
 
-def spider_promise(pos: Position, empty: int = SPIDER_EMPTY) -> int:
+def spider_promise(pos: Position, empty_dealing: int = SPIDER_EMPTY) -> int:
     """Return how near a Spider position looks to a win: complete runs, cards face up, runs in
-    suit, empty piles (each earning ``empty``)."""
+    suit, empty piles (each earning ``empty_dealing`` while the stock still deals, else
+    ``SPIDER_EMPTY``)."""
     r = pos.r
     cards = pos.cards
+    stock = r.stock
+    empty = empty_dealing if stock is not None and cards[stock] else SPIDER_EMPTY
     hidden = pos.hidden
     same = r.sbuilds
     fits = r.tbuilds
