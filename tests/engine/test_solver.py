@@ -28,7 +28,8 @@ from games.engine import (
     solve,
     state_to_json,
 )
-from games.engine.rules import Return
+from games.engine.cards import SUIT_OF
+from games.engine.rules import FOUNDATION_LIMIT, Return
 from games.engine.solver.passes import _avoid, _line, _passes
 from games.engine.solver.position import Position
 from games.engine.solver.search import (
@@ -1191,6 +1192,80 @@ def test_the_staged_pass_wins_a_four_suit_spider_deal_the_best_first_passes_miss
     assert replays_to_a_win(state, line)
     assert [o for kind, (o, _) in found.items() if kind is not Staged] == ["unknown", "unknown"]
     assert Staged in [kind for kind, *_ in _passes(rules, True)]
+
+
+class _BothPaths(Staged):
+    """The staged pass, checking at every position that Spider's greedy path makes the moves
+    the general one keeps, in its order, after no move and after each of the first three."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.compared = 0
+        self.differ = 0
+        # What the moves compared did: cards moved, and where to (a "run" foundation, an
+        # "empty" pile, a card of the same "suit", of an "other" one).
+        self.sizes: set[int] = set()
+        self.targets: set[str] = set()
+
+    def children(self, parent: IMove | None) -> list[IMove]:
+        moves = super().children(parent)
+        cards = self.pos.cards
+        for after in (parent, *moves[-3:]):
+            self.runs_path = False
+            general = super().children(after)
+            self.runs_path = True
+            fast = super().children(after)
+            self.compared += 1
+            self.differ += fast != general
+            for _, s, d, k in fast:
+                if s < 0:
+                    continue
+                self.sizes.add(k)
+                if self.pos.r.is_foundation[d]:
+                    self.targets.add("run")
+                elif not cards[d]:
+                    self.targets.add("empty")
+                elif SUIT_OF[cards[d][-1]] == SUIT_OF[cards[s][-k]]:
+                    self.targets.add("suit")
+                else:
+                    self.targets.add("other")
+        return moves
+
+
+def test_spiders_greedy_path_makes_the_moves_the_general_one_keeps() -> None:
+    # given: a Spider (4 suits) deal the staged pass wins in its first round's last stage
+    state = deal(builtin_variant("spider-4-suits"), practice_seed("bench-0"))
+    rules = Rules(state.variant, state.base_rank)
+
+    # when: the pass runs, comparing both paths at every position it expands
+    search, outcome, line = _run_pass(_BothPaths, rules, state, nodes=60_000, autos=AGGRESSIVE)
+
+    # then: they never differ, over positions whose moves went everywhere a run may go
+    assert isinstance(search, _BothPaths)
+    assert search.runs_path
+    assert search.compared > 10_000
+    assert search.differ == 0
+    assert {1, 2, 3, FOUNDATION_LIMIT} <= search.sizes
+    assert search.targets == {"run", "empty", "suit", "other"}
+    assert outcome == "won"
+    assert replays_to_a_win(state, line)
+
+
+def test_only_spider_takes_the_greedy_path_for_runs() -> None:
+    for slug, takes_it in [
+        ("spider-4-suits", True),
+        ("spider-2-suits", True),
+        ("klondike-draw-3", False),
+        ("freecell", False),
+        ("yukon", False),
+    ]:
+        state = deal(builtin_variant(slug), practice_seed("bench-0"))
+        rules = Rules(state.variant, state.base_rank)
+        greedy = Staged(
+            Position(rules, state), autos=AGGRESSIVE, nodes_left=0, deadline=0, clock=float
+        )
+        full = Search(Position(rules, state), autos=SAFE, nodes_left=0, deadline=0, clock=float)
+        assert (greedy.runs_path, full.runs_path) == (takes_it, False), slug
 
 
 def test_the_staged_pass_grows_each_stages_share_and_the_positions_it_keeps_each_round() -> None:

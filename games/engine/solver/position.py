@@ -70,6 +70,9 @@ class Position:
         self.coarse_wanted: set[int] = set()
         self.coarse_names: dict[int, int] = {}
         self.coarse_contents: dict[tuple[int, ...], int] = {}
+        # What Spider's measure (``search.spider_promise``) gave each pile's content, by the
+        # pile's number in the key (where that holds its face-down count).
+        self.pile_scores: dict[int, int] = {}
 
     # --- keys ----------------------------------------------------------------------------
 
@@ -378,8 +381,7 @@ class Position:
             return False
         if self.cards[r.stock]:
             if r.needs_no_empty:
-                cards = self.cards
-                return all(cards[t] for t in r.tableau)
+                return all(map(self.cards.__getitem__, r.tableau))
             return True
         if r.stock_rule.deal_to is not Kind.WASTE:
             return False
@@ -708,6 +710,7 @@ class Position:
         depth = self.depth
         onf = self.onf
         is_foundation = r.is_foundation
+        found_changed = False
         for i in range(n):
             node = values[1 + i]
             face_down = values[1 + n + i]
@@ -721,6 +724,7 @@ class Position:
                     x = up[x]
                 kept = depth[x]
                 if is_foundation[i]:
+                    found_changed = True
                     for c in pile[kept:]:
                         onf[c] -= 1
                     for y in added:
@@ -734,7 +738,8 @@ class Position:
                 continue
             hidden[i] = face_down
             self._rekey(i)
-        self.infound = sum(len(cards[i]) for i in r.foundations)
+        if found_changed:
+            self.infound = sum(len(cards[i]) for i in r.foundations)
 
     def promise(self) -> int:
         """Return how near the position looks to a win (higher is nearer): cards on the

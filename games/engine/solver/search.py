@@ -12,7 +12,7 @@ from typing import Literal
 
 from ..cards import CARDS_PER_DECK, SUIT_OF
 from ..moves import AnyMove, Deal, Move, Redeal
-from ..rules import Return
+from ..rules import FOUNDATION_LIMIT, Return
 from ..state import Pile, State
 from .blocked import blocking_for
 from .position import Position, redeals_left
@@ -152,10 +152,15 @@ class Search:
         # Whether sideways moves that leave the card they uncover no use are left out
         # (``_uses``; off only in the tests that check the search against one without it).
         self.sideways = autos == SAFE and sideways_pruned(pos.r)
+        # Whether ``children`` takes Spider's greedy path (``_run_children``; off only in the
+        # tests that check it against the general one).
+        self.runs_path = autos == AGGRESSIVE and runs_path(pos.r)
 
     def children(self, parent: IMove | None) -> list[IMove]:
         pos = self.pos
         r = pos.r
+        if self.runs_path:
+            return self._run_children(parent)
         acc, tacc, any_empty = pos._accepting()
         moves = pos.transfers(acc, tacc, any_empty, r.sources)
         # The waste's tops within one stock cycle, after each count of deals.
@@ -285,14 +290,107 @@ class Search:
             else:
                 score = 6
             append((score * 64 + (j if j < 63 else 63), move))
+        return self._ordered(scored)
+
+    def _ordered(self, scored: list[tuple[int, IMove]]) -> list[IMove]:
+        """Return the moves of ``scored`` by their scores (lowest best), shuffled a little
+        where the pass shuffles, the best last: the stack pops from the end."""
         shuffle = self.shuffle
         if shuffle is None:
             scored.sort(key=_first)
         else:
             noise = self.noise
             scored.sort(key=lambda item: item[0] + noise * shuffle.random())
-        # The stack pops from the end: the best move last.
         return [move for _, move in reversed(scored)]
+
+    def _run_children(self, parent: IMove | None) -> list[IMove]:
+        """Return ``children``'s moves, in its order, for Spider in a greedy pass: the moves
+        its general path keeps there, made directly rather than filtered out of every legal
+        transfer.
+
+        From each pile, with ``n`` cards in suit on top, a move of fewer than ``n`` goes only
+        onto a card of their suit; a move of all ``n`` onto any card they build on (not one
+        beside the card they lie on, unless it turns a card over), or onto the first empty
+        pile when cards stay behind; a complete run to an empty run foundation.
+        """
+        pos = self.pos
+        r = pos.r
+        cards = pos.cards
+        hidden = pos.hidden
+        # The tableau piles under each key of their top card (``Position._accepting``; run
+        # foundations take no single card), and the first empty pile.
+        tacc: dict[int, list[int]] = {}
+        top_keys = r.top_keys
+        spider_empty = -1
+        for t in r.tableau:
+            pile = cards[t]
+            if pile:
+                for x in top_keys[pile[-1]]:
+                    if x in tacc:
+                        tacc[x].append(t)
+                    else:
+                        tacc[x] = [t]
+            elif spider_empty < 0:
+                spider_empty = t
+        same = r.sbuilds
+        fits = r.tbuilds
+        key_first = r.key_first
+        key_others = r.key_others
+        runs = r.runs
+        # The move that would undo the parent move (Spider's moves take no stock deals).
+        back = (0, parent[2], parent[1], parent[3]) if parent is not None else None
+        scored: list[tuple[int, IMove]] = []
+        append = scored.append
+        for s in r.sources:
+            pile = cards[s]
+            size = len(pile)
+            h = hidden[s]
+            if h >= size:
+                continue
+            # The cards in suit on top (``Position.sequence_length``).
+            n = 1
+            i = size - 1
+            while i > h and same[pile[i - 1] * CARDS_PER_DECK + pile[i]]:
+                n += 1
+                i -= 1
+            left = size - n
+            for k in range(1, n + 1):
+                c = pile[-k]
+                suit = SUIT_OF[c]
+                targets = tacc.get(key_first[c])
+                for x in key_others[c]:
+                    more = tacc.get(x)
+                    if more:
+                        targets = sorted(targets + more) if targets else more
+                if targets:
+                    for d in targets:
+                        move = (0, s, d, k)
+                        if d == s or move == back:
+                            continue
+                        if SUIT_OF[cards[d][-1]] == suit:
+                            append((3 * 64, move))
+                        elif k < n or (left > h and fits[pile[-k - 1] * CARDS_PER_DECK + c]):
+                            continue  # split onto another suit, or sideways
+                        elif left == 0:
+                            append((2 * 64, move))
+                        elif h >= left:
+                            append((1 * 64, move))
+                        else:
+                            append((4 * 64, move))
+            if spider_empty >= 0 and left > 0:
+                move = (0, s, spider_empty, n)
+                if move != back:
+                    append((64 if h >= left else 6 * 64, move))
+            if n >= FOUNDATION_LIMIT and pos.is_run(s):
+                suit = SUIT_OF[pile[-FOUNDATION_LIMIT]]
+                for d in runs:
+                    wanted = r.base_suit[d]
+                    move = (0, s, d, FOUNDATION_LIMIT)
+                    if not cards[d] and (wanted is None or wanted == suit) and move != back:
+                        append((0, move))
+        if pos.can_deal():
+            append((9, (0, DEAL, 0, 0)))
+        return self._ordered(scored)
 
     def _uses(
         self, acc: dict[int, list[int]], tops: list[tuple[int, int]]
@@ -549,7 +647,7 @@ class Search:
                 pos.rekey_stock()
             played = pos.transfer(s, d, k)
             log.append(("t", played))
-        if self.use_autos:
+        if self.use_autos and pos.r.autoplays:
             autos: list[Record] = []
             is_foundation = pos.r.is_foundation
             if s < 0 or is_foundation[d] or is_foundation[s]:
@@ -687,6 +785,27 @@ def stock_cycles(r: Rules) -> bool:
         and r.redeal_hook is None
         and r.stock is not None
         and r.waste is not None
+    )
+
+
+def runs_path(r: Rules) -> bool:
+    """Return whether ``Search._run_children`` makes a greedy pass's moves: Spider's rules
+    (complete runs to run foundations, the only foundations; sequences from every source, all
+    tableau piles, in suit; empty piles taking any card), with no free cells, no stock to a
+    waste and no redeal."""
+    return (
+        bool(r.runs)
+        and set(r.foundations) == set(r.runs)
+        and not any(r.base_cards[f] for f in r.foundations)
+        and all(r.is_tableau[s] and r.sequences[s] for s in r.sources)
+        and not r.any_group
+        and not r.supermove
+        and not r.cells
+        and not r.macro
+        and r.empty_any
+        and r.shared_keys
+        and r.redeal_hook is None
+        and all(x is None for x in r.refill)
     )
 
 
@@ -1053,20 +1172,34 @@ def spider_promise(pos: Position, empty_dealing: int = SPIDER_EMPTY) -> int:
     same = r.sbuilds
     fits = r.tbuilds
     score = SPIDER_RUN * pos.infound
+    # A pile's part depends on its cards and face-down count alone: each is reckoned once.
+    known = pos.pile_scores if r.keys_hidden else None
+    ids = pos.ids
     for t in r.tableau:
         pile = cards[t]
         if not pile:
             score += empty
             continue
-        h = hidden[t]
-        score -= SPIDER_HIDDEN * h
-        previous = pile[h]
-        for i in range(h + 1, len(pile)):
-            c = pile[i]
-            pair = previous * CARDS_PER_DECK + c
-            if same[pair]:
-                score += SPIDER_SAME
-            elif not fits[pair]:
-                score -= SPIDER_BREAK
-            previous = c
+        if known is not None:
+            part = known.get(ids[t])
+            if part is None:
+                part = known[ids[t]] = _pile_score(pile, hidden[t], same, fits)
+            score += part
+        else:
+            score += _pile_score(pile, hidden[t], same, fits)
+    return score
+
+
+def _pile_score(pile: list[int], h: int, same: bytes, fits: bytes) -> int:
+    """Return a non-empty Spider pile's part of ``spider_promise``."""
+    score = -SPIDER_HIDDEN * h
+    previous = pile[h]
+    for i in range(h + 1, len(pile)):
+        c = pile[i]
+        pair = previous * CARDS_PER_DECK + c
+        if same[pair]:
+            score += SPIDER_SAME
+        elif not fits[pair]:
+            score -= SPIDER_BREAK
+        previous = c
     return score

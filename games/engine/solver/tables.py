@@ -262,6 +262,9 @@ class Rules:
             for c in sorted(taken):
                 takers[c].append(f)
         self.takers = tuple(map(tuple, takers))
+        # Whether a foundation ever takes a single card (Spider's run foundations take only
+        # complete runs): if not, no automatic move ever plays.
+        self.autoplays = any(takers)
         self.is_auto_source = tuple(i in self.auto_sources for i in range(self.n))
 
     def _key_tables(self, variant: Variant, piles: tuple[PileRule, ...]) -> None:
