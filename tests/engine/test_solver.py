@@ -46,7 +46,16 @@ from games.engine.solver.search import (
     Staged,
     luby,
 )
-from games.engine.solver.tables import AGGRESSIVE, DEAL, REDEAL, SAFE, IMove, Record, Rules
+from games.engine.solver.tables import (
+    AGGRESSIVE,
+    DEAL,
+    PROMISE_DEPTH,
+    REDEAL,
+    SAFE,
+    IMove,
+    Record,
+    Rules,
+)
 from games.engine.text import parse
 from tests.engine.conftest import Table, engine
 from tests.engine.test_rules_box_kite import BASES as BOX_KITE_BASES
@@ -962,6 +971,28 @@ def test_the_deep_best_first_pass_weighs_buried_cards_the_foundations_need_twice
     cost = unweighted.promise() - plain.promise()
     assert cost > 0
     assert unweighted.promise() - deep.promise() == 2 * cost
+
+
+def test_the_estimate_counts_breaks_spaces_and_the_depth_of_the_cards_the_foundations_need(
+    table,
+) -> None:
+    # given: a Klondike position: two clubs up, the Ace of hearts face down under three cards,
+    # the 3 of clubs on top of a pile, three cards on one they do not build on, five spaces
+    state = table("klondike-draw-3").position(
+        """
+        foundation-0 AC 2C
+        tableau-0 (AH) KH QS JS
+        tableau-1 5D 3C
+        """
+    )
+    position = Position(Rules(state.variant, state.base_rank), state)
+
+    # when: measured twice (the second time from the counts kept for each pile)
+    first, second = position.promise(), position.promise()
+
+    # then: 12 a card up, 3 off a break, 4 a space, and each foundation's nearest card's depth
+    # weighed: the 3 of clubs (0) for the clubs, the Ace of hearts (3) for each empty one
+    assert first == second == 12 * 2 - 3 * 3 + 4 * 5 - PROMISE_DEPTH * (0 + 3 * 3)
 
 
 def test_keys_leave_out_face_down_counts_where_only_single_top_cards_move(table) -> None:

@@ -73,6 +73,9 @@ class Position:
         # What Spider's measure (``search.spider_promise``) gave each pile's content, by the
         # pile's number in the key (where that holds its face-down count).
         self.pile_scores: dict[int, int] = {}
+        # ``promise``'s count of cards on one they do not build on, by each pile content's
+        # trie node.
+        self.breaks: dict[int, int] = {}
 
     # --- keys ----------------------------------------------------------------------------
 
@@ -748,26 +751,21 @@ class Position:
         cards in them)."""
         r = self.r
         cards = self.cards
-        table = r.sbuilds
+        chains = self.chains
+        breaks = self.breaks
         score = 12 * self.infound
-        depth: dict[int, int] = {}
         spaces = 0
         for t in r.tableau:
             pile = cards[t]
             if not pile:
                 spaces += 1
                 continue
-            n = len(pile) - 1
-            previous = pile[0]
-            depth[previous] = min(depth.get(previous, n), n)
-            for i in range(1, n + 1):
-                c = pile[i]
-                if not table[previous * CARDS_PER_DECK + c]:
-                    score -= 3
-                d = n - i
-                if depth.get(c, d) >= d:
-                    depth[c] = d
-                previous = c
+            # Each pile content's cards on one they do not build on are counted once.
+            node = chains[t][-1]
+            count = breaks.get(node)
+            if count is None:
+                count = breaks[node] = self._breaks(pile)
+            score -= 3 * count
         score += 4 * spaces
         if r.cells:
             # FreeCell: a card in a cell blocks it, and a space moves more than a cell does.
@@ -780,25 +778,37 @@ class Position:
             for t in r.tableau:
                 score -= 8 * hidden[t]
         for t in r.reserves:
-            pile = cards[t]
-            n = len(pile) - 1
-            score -= 2 * (n + 1)
-            for i, c in enumerate(pile):
-                d = n - i
-                if depth.get(c, d) >= d:
-                    depth[c] = d
+            score -= 2 * len(cards[t])
+        # The depth of the nearest card each foundation takes next: how many cards lie on it,
+        # in the tableau or a reserve (the shallowest copy where there are several).
+        buried = r.buried_piles
         for f in r.foundations:
             pile = cards[f]
             if len(pile) >= FOUNDATION_LIMIT:
                 continue
             nearest = 99
             for c in r.succ[f][pile[-1]] if pile else r.base_cards[f]:
-                d = depth.get(c, 99)
-                if d < nearest:
-                    nearest = d
+                for t in buried:
+                    lying = cards[t]
+                    if c in lying:
+                        d = lying[::-1].index(c)
+                        if d < nearest:
+                            nearest = d
             if nearest < 99:
                 score -= self.depth_weight * nearest
         return score
+
+    def _breaks(self, pile: list[int]) -> int:
+        """Return how many cards of ``pile`` lie on one they do not build on."""
+        table = self.r.sbuilds
+        count = 0
+        previous = pile[0]
+        for i in range(1, len(pile)):
+            c = pile[i]
+            if not table[previous * CARDS_PER_DECK + c]:
+                count += 1
+            previous = c
+        return count
 
     # --- automatic foundation moves -------------------------------------------------------
 

@@ -89,6 +89,8 @@ class Rules:
         self.foundations = variant.foundations
         self.tableau = variant.tableau
         self.reserves = variant.reserves
+        # The piles whose cards ``Position.promise`` measures the depth of: tableau, reserves.
+        self.buried_piles = (*self.tableau, *self.reserves)
         self.stock = variant.stock_index
         self.waste = variant.waste_index
         self.is_foundation = tuple(p.kind is Kind.FOUNDATION for p in piles)
