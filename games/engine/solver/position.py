@@ -222,7 +222,7 @@ class Position:
         r = self.r
         cards = self.cards
         acc: dict[int, list[int]] = {}
-        for f in r.foundations:
+        for f in r.card_foundations:
             pile = cards[f]
             n = len(pile)
             if n >= FOUNDATION_LIMIT:

@@ -317,25 +317,13 @@ class Search:
         r = pos.r
         cards = pos.cards
         hidden = pos.hidden
-        # The tableau piles under each key of their top card (``Position._accepting``; run
-        # foundations take no single card), and the first empty pile.
-        tacc: dict[int, list[int]] = {}
-        top_keys = r.top_keys
-        spider_empty = -1
-        for t in r.tableau:
-            pile = cards[t]
-            if pile:
-                for x in top_keys[pile[-1]]:
-                    if x in tacc:
-                        tacc[x].append(t)
-                    else:
-                        tacc[x] = [t]
-            elif spider_empty < 0:
-                spider_empty = t
+        # The piles taking each card (no run foundation takes a single card) and the empty
+        # piles, the first of which is the only one a run goes to.
+        acc, tacc, any_empty = pos._accepting()
+        spider_empty = any_empty[0] if any_empty else -1
+        destinations = pos.destinations
         same = r.sbuilds
         fits = r.tbuilds
-        key_first = r.key_first
-        key_others = r.key_others
         runs = r.runs
         # The move that would undo the parent move (Spider's moves take no stock deals).
         back = (0, parent[2], parent[1], parent[3]) if parent is not None else None
@@ -357,26 +345,20 @@ class Search:
             for k in range(1, n + 1):
                 c = pile[-k]
                 suit = SUIT_OF[c]
-                targets = tacc.get(key_first[c])
-                for x in key_others[c]:
-                    more = tacc.get(x)
-                    if more:
-                        targets = sorted(targets + more) if targets else more
-                if targets:
-                    for d in targets:
-                        move = (0, s, d, k)
-                        if d == s or move == back:
-                            continue
-                        if SUIT_OF[cards[d][-1]] == suit:
-                            append((3 * 64, move))
-                        elif k < n or (left > h and fits[pile[-k - 1] * CARDS_PER_DECK + c]):
-                            continue  # split onto another suit, or sideways
-                        elif left == 0:
-                            append((2 * 64, move))
-                        elif h >= left:
-                            append((1 * 64, move))
-                        else:
-                            append((4 * 64, move))
+                for d in destinations(acc, tacc, c):
+                    move = (0, s, d, k)
+                    if d == s or move == back:
+                        continue
+                    if SUIT_OF[cards[d][-1]] == suit:
+                        append((3 * 64, move))
+                    elif k < n or (left > h and fits[pile[-k - 1] * CARDS_PER_DECK + c]):
+                        continue  # split onto another suit, or sideways
+                    elif left == 0:
+                        append((2 * 64, move))
+                    elif h >= left:
+                        append((1 * 64, move))
+                    else:
+                        append((4 * 64, move))
             if spider_empty >= 0 and left > 0:
                 move = (0, s, spider_empty, n)
                 if move != back:
@@ -796,7 +778,7 @@ def runs_path(r: Rules) -> bool:
     return (
         bool(r.runs)
         and set(r.foundations) == set(r.runs)
-        and not any(r.base_cards[f] for f in r.foundations)
+        and not r.card_foundations
         and all(r.is_tableau[s] and r.sequences[s] for s in r.sources)
         and not r.any_group
         and not r.supermove

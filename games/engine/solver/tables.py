@@ -251,6 +251,7 @@ class Rules:
         # whether it takes card c on top card t (t = -1: empty; see CARD_BITS).
         takers: list[list[int]] = [[] for _ in range(CARDS_PER_DECK)]
         self.takes = [b""] * self.n
+        card_foundations = []
         for f in self.foundations:
             table = bytearray((CARDS_PER_DECK + 1) << CARD_BITS)
             taken = set(self.base_cards[f])
@@ -263,10 +264,13 @@ class Rules:
             self.takes[f] = bytes(table)
             for c in sorted(taken):
                 takers[c].append(f)
+            if taken:
+                card_foundations.append(f)
         self.takers = tuple(map(tuple, takers))
-        # Whether a foundation ever takes a single card (Spider's run foundations take only
-        # complete runs): if not, no automatic move ever plays.
-        self.autoplays = any(takers)
+        # The foundations that ever take a single card, in order (not Spider's run foundations,
+        # which take only complete runs). Where there are none, no automatic move ever plays.
+        self.card_foundations = tuple(card_foundations)
+        self.autoplays = bool(card_foundations)
         self.is_auto_source = tuple(i in self.auto_sources for i in range(self.n))
 
     def _key_tables(self, variant: Variant, piles: tuple[PileRule, ...]) -> None:
