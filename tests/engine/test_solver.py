@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections.abc import Hashable
 from dataclasses import replace
 from typing import Any
 
@@ -1174,14 +1175,28 @@ def test_reweighted_runs_charge_face_down_cards_by_turns_and_win_a_deal_best_fir
     assert reweighted.runs > 1
     assert replays_to_a_win(deal(klondike, practice_seed("bench-74")), line)
 
-    # and: run n charges the n-th weight, the weights come round again with ties broken
+    # and: run n charges the n-th weight, and the weights come round again
     assert [reweighted.next_run(state, n).hidden_weight for n in (1, 2, 8)] == [
         REVEAL_WEIGHTS[0],
         REVEAL_WEIGHTS[1],
         REVEAL_WEIGHTS[0],
     ]
-    assert reweighted.next_run(state, 2).ties is None
-    assert reweighted.next_run(state, 8).ties is not None
+
+    # and: each run breaks ties by its number, so a weight's later run takes another path
+    # than its first, and a run is the same every time
+    def path(number: int) -> list[Hashable]:
+        run = reweighted.next_run(state, number)
+        steps = run.steps()
+        keys = []
+        for _ in range(40):
+            next(steps)
+            keys.append(run.key())
+        return keys
+
+    assert all(reweighted.next_run(state, n).ties is not None for n in range(1, 8))
+    assert path(2) == path(2)
+    assert path(9) == path(9)
+    assert path(2) != path(9)
 
 
 @pytest.mark.parametrize(

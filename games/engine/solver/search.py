@@ -1120,9 +1120,10 @@ class Reweighted(Restarts):
     own, each stopped after ``unit`` times its term of Luby's sequence in positions expanded.
 
     The runs charge each face-down tableau card the weights of ``REVEAL_WEIGHTS`` in turn
-    (run n, from 1, the weight at ``(n - 1) % len(REVEAL_WEIGHTS)``); once every weight has
-    had a run, they come round again with ties broken at random (the generator is seeded by
-    the run's number, so a solve is repeatable). In Klondike one
+    (run n, from 1, the weight at ``(n - 1) % len(REVEAL_WEIGHTS)``), and come round again
+    once every weight has had a run. Each run breaks ties between positions rated alike at
+    random, by a generator seeded by the run's number, so a solve is repeatable and a weight's
+    later runs take other paths than its first. In Klondike one
     estimate may lead the search astray for its whole budget on a deal that another, valuing
     a card turned over more or less, wins in a few hundred positions: short runs under several
     estimates find those wins. Like the restarts, a run that ends without a win has searched
@@ -1137,8 +1138,7 @@ class Reweighted(Restarts):
         assert isinstance(run, RevealingBestFirst)
         run.shuffle = None  # the estimate orders the moves
         run.hidden_weight = REVEAL_WEIGHTS[(number - 1) % len(REVEAL_WEIGHTS)]
-        if number > len(REVEAL_WEIGHTS):
-            run.ties = random.Random(number)
+        run.ties = random.Random(number)
         return run
 
 
