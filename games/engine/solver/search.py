@@ -1123,11 +1123,12 @@ class Reweighted(Restarts):
     (run n, from 1, the weight at ``(n - 1) % len(REVEAL_WEIGHTS)``), and come round again
     once every weight has had a run. Each run breaks ties between positions rated alike at
     random, by a generator seeded by the run's number, so a solve is repeatable and a weight's
-    later runs take other paths than its first. In Klondike one
-    estimate may lead the search astray for its whole budget on a deal that another, valuing
-    a card turned over more or less, wins in a few hundred positions: short runs under several
-    estimates find those wins. Like the restarts, a run that ends without a win has searched
-    everything the pass's rules reach, and the pass ends there.
+    later runs take other paths than its first (broken oldest first, a plateau of positions
+    rated alike is expanded breadth first). In Klondike one estimate may lead the search
+    astray for its whole budget on a deal that another, valuing a card turned over more or
+    less, wins in a few hundred positions: short runs under several estimates find those wins.
+    Like the restarts, a run that ends without a win has searched everything the pass's rules
+    reach, and the pass ends there.
     """
 
     unit = REWEIGHT_UNIT
