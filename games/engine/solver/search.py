@@ -34,7 +34,7 @@ MAX_FRONTIER = 1_000_000
 # The reweighted pass (``Reweighted``): what a face-down tableau card costs the estimate of
 # each of its runs in turn, and the positions its runs expand, times Luby's sequence.
 REVEAL_WEIGHTS = (0, 8, 20, 40, 4, 12, 30)
-REWEIGHT_UNIT = 2000
+REWEIGHT_UNIT = 1000
 # Spider's staged pass (``Staged``): how many positions of each stage deal the next one, and
 # how many positions each stage expands, in the first round (every round after, twice as many
 # deal and half as many again are expanded); how many times that the last stage expands, once
