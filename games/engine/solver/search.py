@@ -322,7 +322,6 @@ class Search:
         acc, tacc, any_empty = pos._accepting()
         spider_empty = any_empty[0] if any_empty else -1
         destinations = pos.destinations
-        same = r.sbuilds
         fits = r.tbuilds
         runs = r.runs
         # The move that would undo the parent move (Spider's moves take no stock deals).
@@ -335,12 +334,7 @@ class Search:
             h = hidden[s]
             if h >= size:
                 continue
-            # The cards in suit on top (``Position.sequence_length``).
-            n = 1
-            i = size - 1
-            while i > h and same[pile[i - 1] * CARDS_PER_DECK + pile[i]]:
-                n += 1
-                i -= 1
+            n = pos.sequence_length(s)  # the cards in suit on top
             left = size - n
             for k in range(1, n + 1):
                 c = pile[-k]
