@@ -5,6 +5,8 @@ A busy worker refuses a new socket with ``{"type": "error", "error": "unavailabl
 ``unavailable``, ``retry_after`` and ``Retry-After``. Playwright stands in for the busy server: it
 answers the first socket or request itself (``route_web_socket``, ``route``) and lets the next ones
 through to the real one. Times are measured where the refusal and the next try arrive.
+The pages block the service worker: once it controls a page, Playwright's ``route`` may no
+longer see the page's requests, and the first start would reach the server unrefused.
 """
 
 from __future__ import annotations
@@ -125,7 +127,7 @@ def test_a_busy_server_delays_the_start_and_the_socket_and_the_game_then_plays(
 ) -> None:
     # given a player at the home page of a server that refuses the first game start (503,
     # retry_after 1 s) and the table's first socket (unavailable, retry_after 2 s)
-    page = new_page(**SIZES[size], expected_console=LOGGED_503)
+    page = new_page(service_workers="block", **SIZES[size], expected_console=LOGGED_503)
     join_as_guest(page, nickname("Busy"))
     starts = refuse_first_start(page, 1)
     sockets = Sockets(2)
@@ -171,7 +173,9 @@ def test_a_busy_server_delays_the_start_and_the_socket_and_the_game_then_plays(
 
 def test_a_french_player_reads_the_busy_notice_in_french(new_page: Any) -> None:
     # given a French player whose game start the server refuses once, as busy
-    page = new_page(viewport=(390, 844), locale="fr-FR", expected_console=LOGGED_503)
+    page = new_page(
+        service_workers="block", viewport=(390, 844), locale="fr-FR", expected_console=LOGGED_503
+    )
     join_as_guest(page, nickname("Occupe"))
     refuse_first_start(page, 1)
 
@@ -188,7 +192,7 @@ def test_a_french_player_reads_the_busy_notice_in_french(new_page: Any) -> None:
 
 def test_a_start_refused_again_and_again_gives_up_with_a_clear_error(new_page: Any) -> None:
     # given a player whose server refuses every game start as busy (retry_after 1 s)
-    page = new_page(expected_console=LOGGED_503)
+    page = new_page(service_workers="block", expected_console=LOGGED_503)
     join_as_guest(page, nickname("Patient"))
     starts = refuse_first_start(page, 1, refused=99)
 
@@ -212,7 +216,7 @@ def test_a_move_in_flight_on_a_refused_socket_is_not_lost(new_page: Any, lost: s
     # given a player at a table whose socket the server will drop as busy while a move is in
     # flight: before the server saw the move, or after it applied it but before its answer came
     # (the move sent again after its answer was lost is refused stale: the browser logs that 409)
-    page = new_page(expected_console=(r"Failed to load resource: .* 409",))
+    page = new_page(service_workers="block", expected_console=(r"Failed to load resource: .* 409",))
     join_as_guest(page, nickname("Flight"))
     first: list[Any] = []
     sockets = Sockets(1, refused=0)
@@ -269,7 +273,7 @@ def test_two_players_refused_together_come_back_at_different_moments(new_page: A
     # given two players whose browsers draw different random numbers (fixed here: 0.1 and 0.7)
     pages, sockets = [], []
     for draw in (0.1, 0.7):
-        page = new_page()
+        page = new_page(service_workers="block")
         page.add_init_script(f"Math.random = () => {draw};")
         join_as_guest(page, nickname("Twin"))
         response = post_game(page, {"variant": VARIANT, "mode": "practice", "seed": "twins"})
@@ -296,7 +300,7 @@ def test_two_players_refused_together_come_back_at_different_moments(new_page: A
 
 def test_the_delay_honours_retry_after_and_else_backs_off_with_jitter(new_page: Any) -> None:
     # given the client's module of waits, called with fixed random draws
-    page = new_page()
+    page = new_page(service_workers="block")
     page.goto("/")
     delays = page.evaluate(
         """async () => {
@@ -329,7 +333,7 @@ def test_the_delay_honours_retry_after_and_else_backs_off_with_jitter(new_page: 
 
 def test_the_live_board_waits_as_asked_and_says_so(new_page: Any) -> None:
     # given a watcher of today's board whose first socket the server refuses as busy (2 s)
-    page = new_page()
+    page = new_page(service_workers="block")
     page.goto("/")
     deal = page.evaluate("(async () => (await (await fetch('/api/daily/')).json())[0])()")
     sockets = Sockets(2)
@@ -349,7 +353,7 @@ def test_the_live_board_waits_as_asked_and_says_so(new_page: Any) -> None:
 
 def test_the_home_waits_out_a_busy_server_for_the_days_list(new_page: Any) -> None:
     # given a server whose first answer to today's list is 503 unavailable (retry_after 1 s)
-    page = new_page(expected_console=LOGGED_503)
+    page = new_page(service_workers="block", expected_console=LOGGED_503)
     asked: list[float] = []
 
     def handle(route: Any) -> None:

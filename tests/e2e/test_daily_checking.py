@@ -12,7 +12,8 @@ pytestmark = pytest.mark.browser
 def test_a_deal_being_checked_shows_certified_on_the_home_card_once_it_is(new_page: Any) -> None:
     # given the home page while today's deals are being checked (no scheduler serves this
     # server), the page's clock in the test's hands
-    page = new_page()
+    # (the service worker blocked: once it controls the page, ``route`` may miss its requests)
+    page = new_page(service_workers="block")
     page.clock.install()
     checked = {"done": False}
 
