@@ -16,7 +16,7 @@ from games.engine import (
     solve,
 )
 from games.engine.rules import Return, Variant
-from games.engine.solver.blocked import blocking_for
+from games.engine.solver.blocked import _ends_a_group, _group_ends, blocking_for
 from games.engine.solver.position import Position
 from games.engine.solver.search import Search
 from games.engine.solver.tables import SAFE, tables_for
@@ -125,6 +125,19 @@ def test_a_stock_card_that_never_comes_to_the_waste_top_blocks_the_game() -> Non
     assert not blocked(parse(_without_returns("klondike-draw-1"), two_first))
     assert not blocked(parse(draw_3, two_third))
     assert not blocked(Table("klondike-draw-3").position(two_first))
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4])
+def test_the_table_of_cards_that_can_end_a_stock_group_answers_as_the_rule(k: int) -> None:
+    # given: the table the test reads for a stock dealing k cards at a time
+    table = _group_ends(k)
+
+    # then: for every card of a stock of up to 30, every start and every count of cards gone,
+    # it says what the rule says (the count of cards gone read up to k - 1)
+    for j in range(30):
+        for start in range(j + 1):
+            for gone in range(30):
+                assert table[min(gone, k - 1)][(j - start) % k] == _ends_a_group(j, start, gone, k)
 
 
 def _yukon_endgame(rng: random.Random) -> str:

@@ -84,6 +84,12 @@ def _ends_a_group(j: int, start: int, gone: int, k: int) -> bool:
     return gone >= k - 1 or any((j - start - m) % k == k - 1 for m in range(gone + 1))
 
 
+def _group_ends(k: int) -> tuple[tuple[bool, ...], ...]:
+    """Return ``_ends_a_group`` as a table for groups of ``k``: ``table[g][(j - start) % k]``
+    with ``g`` the cards gone, counted up to ``k - 1`` (from there on, every card can)."""
+    return tuple(tuple(_ends_a_group(r, 0, g, k) for r in range(k)) for g in range(k))
+
+
 class Blocking:
     """The test of the module's docstring for one game's rules (read-only tables)."""
 
@@ -104,6 +110,24 @@ class Blocking:
         self.deals = r.stock_rule.cards if r.stock_rule is not None else 1
         # The cards an empty pile takes.
         self.kings = tuple(c for c in range(CARDS_PER_DECK) if self.to_empty[c])
+        # ``_ends_a_group`` as a table (``_group_ends``), and for a stock of ``count`` cards
+        # with ``dealt`` of them on the waste, which can be the waste's top card before any is
+        # played (``acc`` at the start): ``first_tops[count][dealt]``.
+        self.ends = _group_ends(self.deals)
+        k = self.deals
+        self.first_tops = tuple(
+            tuple(
+                tuple(
+                    j == dealt - 1
+                    or j == count - 1
+                    or _ends_a_group(j, 0, 0, k)
+                    or (j >= dealt and _ends_a_group(j, dealt, 0, k))
+                    for j in range(count)
+                )
+                for dealt in range(count + 1)
+            )
+            for count in range(r.total + 1)
+        )
 
     def blocked(self, cards: list[list[int]], hidden: list[int]) -> bool:
         """Return whether some card can never go up from the position (piles' cards, bottom
@@ -171,13 +195,9 @@ class Blocking:
             where[c] = _STOCK
             up[c] = False
         k = self.deals
-        acc = [
-            j == dealt - 1
-            or j == count - 1
-            or _ends_a_group(j, 0, 0, k)
-            or (j >= dealt and _ends_a_group(j, dealt, 0, k))
-            for j in range(count)
-        ]
+        last = k - 1
+        ends = self.ends
+        acc = list(self.first_tops[count][dealt])
         rem = [False] * count
         parents = self.parents
         children = self.children
@@ -251,7 +271,13 @@ class Blocking:
             if not acc[j] or (rem[j] and hand[c]):
                 continue
             # Played onto the tableau (then at hand), or up only.
-            if (to_empty[c] and empty) or any(hand[q] for q in parents[c]):
+            onto = to_empty[c] and empty
+            if not onto:
+                for q in parents[c]:
+                    if hand[q]:
+                        onto = True
+                        break
+            if onto:
                 hand[c] = True
                 todo.extend(children[c])
             elif not (up[c] or aces[c] or up[c - 1]):
@@ -264,8 +290,8 @@ class Blocking:
             for i in range(count):
                 if not acc[i] and (
                     (i + 1 < count and rem[i + 1])
-                    or _ends_a_group(i, 0, gone0, k)
-                    or (i >= dealt and _ends_a_group(i, dealt, gone, k))
+                    or ends[gone0 if gone0 < last else last][i % k]
+                    or (i >= dealt and ends[gone if gone < last else last][(i - dealt) % k])
                 ):
                     acc[i] = True
                     todo.append(order[i])
