@@ -84,6 +84,20 @@ def _ends_a_group(j: int, start: int, gone: int, k: int) -> bool:
     return gone >= k - 1 or any((j - start - m) % k == k - 1 for m in range(gone + 1))
 
 
+@lru_cache(maxsize=4096)
+def _first_tops(k: int, count: int, dealt: int) -> tuple[bool, ...]:
+    """Return which cards of a stock of ``count`` (the waste's from its bottom, then the
+    stock's), ``dealt`` of them dealt, can be the waste's top card before any is played, the
+    stock dealing ``k`` at a time (``acc`` at the start of ``Blocking.blocked``)."""
+    return tuple(
+        j == dealt - 1
+        or j == count - 1
+        or _ends_a_group(j, 0, 0, k)
+        or (j >= dealt and _ends_a_group(j, dealt, 0, k))
+        for j in range(count)
+    )
+
+
 def _group_ends(k: int) -> tuple[tuple[bool, ...], ...]:
     """Return ``_ends_a_group`` as a table for groups of ``k``: ``table[g][(j - start) % k]``
     with ``g`` the cards gone, counted up to ``k - 1`` (from there on, every card can)."""
@@ -110,24 +124,8 @@ class Blocking:
         self.deals = r.stock_rule.cards if r.stock_rule is not None else 1
         # The cards an empty pile takes.
         self.kings = tuple(c for c in range(CARDS_PER_DECK) if self.to_empty[c])
-        # ``_ends_a_group`` as a table (``_group_ends``), and for a stock of ``count`` cards
-        # with ``dealt`` of them on the waste, which can be the waste's top card before any is
-        # played (``acc`` at the start): ``first_tops[count][dealt]``.
+        # ``_ends_a_group`` as a table (``_group_ends``).
         self.ends = _group_ends(self.deals)
-        k = self.deals
-        self.first_tops = tuple(
-            tuple(
-                tuple(
-                    j == dealt - 1
-                    or j == count - 1
-                    or _ends_a_group(j, 0, 0, k)
-                    or (j >= dealt and _ends_a_group(j, dealt, 0, k))
-                    for j in range(count)
-                )
-                for dealt in range(count + 1)
-            )
-            for count in range(r.total + 1)
-        )
 
     def blocked(self, cards: list[list[int]], hidden: list[int]) -> bool:
         """Return whether some card can never go up from the position (piles' cards, bottom
@@ -197,7 +195,7 @@ class Blocking:
         k = self.deals
         last = k - 1
         ends = self.ends
-        acc = list(self.first_tops[count][dealt])
+        acc = list(_first_tops(k, count, dealt))
         rem = [False] * count
         parents = self.parents
         children = self.children
