@@ -130,14 +130,14 @@ def test_a_stock_card_that_never_comes_to_the_waste_top_blocks_the_game() -> Non
 @pytest.mark.parametrize("k", [1, 2, 3, 4])
 def test_the_table_of_cards_that_can_end_a_stock_group_answers_as_the_rule(k: int) -> None:
     # given: the table the test reads for a stock dealing k cards at a time
-    table = _group_ends(k)
+    table = _group_ends(k, 30)
 
     # then: for every card of a stock of up to 30, every start and every count of cards gone,
-    # it says what the rule says (the count of cards gone read up to k - 1)
+    # it says what the rule says
     for j in range(30):
         for start in range(j + 1):
-            for gone in range(30):
-                assert table[min(gone, k - 1)][(j - start) % k] == _ends_a_group(j, start, gone, k)
+            for gone in range(31):
+                assert table[gone][(j - start) % k] == _ends_a_group(j, start, gone, k)
 
 
 def _yukon_endgame(rng: random.Random) -> str:

@@ -98,10 +98,10 @@ def _first_tops(k: int, count: int, dealt: int) -> tuple[bool, ...]:
     )
 
 
-def _group_ends(k: int) -> tuple[tuple[bool, ...], ...]:
-    """Return ``_ends_a_group`` as a table for groups of ``k``: ``table[g][(j - start) % k]``
-    with ``g`` the cards gone, counted up to ``k - 1`` (from there on, every card can)."""
-    return tuple(tuple(_ends_a_group(r, 0, g, k) for r in range(k)) for g in range(k))
+def _group_ends(k: int, most: int) -> tuple[tuple[bool, ...], ...]:
+    """Return ``_ends_a_group`` as a table for groups of ``k`` and up to ``most`` cards gone:
+    ``table[gone][(j - start) % k]``."""
+    return tuple(tuple(_ends_a_group(r, 0, g, k) for r in range(k)) for g in range(most + 1))
 
 
 class Blocking:
@@ -124,8 +124,8 @@ class Blocking:
         self.deals = r.stock_rule.cards if r.stock_rule is not None else 1
         # The cards an empty pile takes.
         self.kings = tuple(c for c in range(CARDS_PER_DECK) if self.to_empty[c])
-        # ``_ends_a_group`` as a table (``_group_ends``).
-        self.ends = _group_ends(self.deals)
+        # ``_ends_a_group`` as a table, for as many cards gone as the game has.
+        self.ends = _group_ends(self.deals, r.total)
 
     def blocked(self, cards: list[list[int]], hidden: list[int]) -> bool:
         """Return whether some card can never go up from the position (piles' cards, bottom
@@ -193,7 +193,6 @@ class Blocking:
             where[c] = _STOCK
             up[c] = False
         k = self.deals
-        last = k - 1
         ends = self.ends
         acc = list(_first_tops(k, count, dealt))
         rem = [False] * count
@@ -288,8 +287,8 @@ class Blocking:
             for i in range(count):
                 if not acc[i] and (
                     (i + 1 < count and rem[i + 1])
-                    or ends[gone0 if gone0 < last else last][i % k]
-                    or (i >= dealt and ends[gone if gone < last else last][(i - dealt) % k])
+                    or ends[gone0][i % k]
+                    or (i >= dealt and ends[gone][(i - dealt) % k])
                 ):
                     acc[i] = True
                     todo.append(order[i])
