@@ -381,13 +381,24 @@ def test_every_variant_fits_the_smallest_phone_and_follows_the_window(new_page: 
 
         # then it fits; and when the phone turns sideways or the window grows, it fits again
         check_layout(page)
-        page.set_viewport_size({"width": 640, "height": 360})
+        resize(page, 640, 360)
         check_layout(page, first_screen=False)
-        page.set_viewport_size({"width": 1920, "height": 1080})
+        resize(page, 1920, 1080)
         check_layout(page)
         width = page.eval_on_selector(".board .card.face", "el => el.offsetWidth")
         assert width >= 60, f"{variant}: cards stay small on a wide screen"
-        page.set_viewport_size({"width": 360, "height": 640})
+        resize(page, 360, 640)
+
+
+def resize(page: Any, width: int, height: int) -> None:
+    """Give the window a new size and wait until the page has handled its resize event (the
+    table fits the board again then): the event comes a frame after the size changes."""
+    page.evaluate(
+        "() => { window.resized = false;"
+        " addEventListener('resize', () => { window.resized = true; }, {once: true}); }"
+    )
+    page.set_viewport_size({"width": width, "height": height})
+    page.wait_for_function("() => window.resized")
 
 
 def test_automatic_moves_send_home_only_the_cards_no_other_card_needs(new_page: Any) -> None:
