@@ -15,8 +15,9 @@ from games.engine import (
     practice_seed,
     solve,
 )
+from games.engine.cards import CARDS_PER_DECK
 from games.engine.rules import Return, Variant
-from games.engine.solver.blocked import _ends_a_group, _group_ends, blocking_for
+from games.engine.solver.blocked import Blocking, _ends_a_group, _group_ends, blocking_for
 from games.engine.solver.position import Position
 from games.engine.solver.search import Search
 from games.engine.solver.tables import SAFE, tables_for
@@ -226,3 +227,133 @@ def test_the_full_search_leaves_a_blocked_position_out_and_counts_the_test_as_wo
     assert outcome == "lost"
     assert search.nodes == 0
     assert search.work > 0
+
+
+# A Klondike (draw 3) endgame the relaxation alone does not find lost: in it, the Jack of Clubs
+# takes both red Tens at once. Each Ten has to go onto a black Jack, and whichever goes onto
+# the Jack of Clubs first stays there until it goes up or the Jack of Spades is at hand.
+HELD = """
+    foundation-0  AC 2C 3C 4C 5C 6C 7C 8C 9C
+    foundation-1  AD 2D 3D 4D 5D 6D
+    foundation-2  AH 2H 3H 4H 5H
+    foundation-3  AS 2S 3S 4S 5S 6S 7S 8S
+    tableau-0  (TC) (JH) (9D) (TD) (TH) (JD) KH
+    tableau-1  (KS) (7D) (KC) (7H) (QS) 9S
+    tableau-2  (TS) (QC) (9H) (6H) (8D) (JC) 8H
+    stock  (QD) (JS) (QH) (KD)
+"""
+
+
+def _relaxation_alone(blocking: Blocking, state: State) -> bool:
+    """Return whether the relaxation blocks ``state`` without the cases of ``_held``."""
+    position = Position(blocking.r, state)
+    start = blocking._start(position.cards, position.hidden)
+    return start is not None and blocking._close(start, -1, -1, -1, -1) is None
+
+
+def test_two_cards_that_need_the_same_card_in_turn_block_the_game() -> None:
+    # given
+    state = Table("klondike-draw-3").position(HELD)
+    blocking = blocking_for(tables_for(state.variant, state.base_rank))
+    assert blocking is not None
+
+    # when
+    result = solve(state, budget_seconds=5)
+
+    # then: the relaxation alone lets it be won; with the cases, it is lost before any
+    # position is searched, as the engine's own search of every position finds
+    assert not _relaxation_alone(blocking, state)
+    assert blocked(state)
+    assert result.outcome == "lost"
+    assert result.nodes == 0
+    assert exhaustively_lost(state) is True
+
+
+def test_a_deal_whose_full_search_took_half_a_million_positions_is_lost_at_once() -> None:
+    # given: Klondike (draw 3)'s bench-13, which the full search proved lost in 555,967
+    # positions: the Ten of Diamonds takes the Nine of Spades, whose cards free the Nine of
+    # Clubs, and would have to take the Nine of Clubs too
+    state = deal(builtin_variant("klondike-draw-3"), practice_seed("bench-13"))
+    blocking = blocking_for(tables_for(state.variant, state.base_rank))
+    assert blocking is not None
+
+    # when
+    result = solve(state, budget_seconds=5)
+
+    # then
+    assert not _relaxation_alone(blocking, state)
+    assert result.outcome == "lost"
+    assert result.nodes == 0
+
+
+def _held_every_way(blocking: Blocking, start: object) -> bool:
+    """``Blocking._held`` without leaving out any case: every pair of twins, with each of the
+    two cards they may go on as the one they share."""
+    for y in range(CARDS_PER_DECK):
+        x = blocking.twins[y]
+        if x < 0 or x > y:
+            continue
+        for q in blocking.parents[y]:
+            p = blocking.parents[y][0] if blocking.parents[y][1] == q else blocking.parents[y][1]
+            if (
+                blocking._close(start, y, q, x, p) is None  # type: ignore[arg-type]
+                and blocking._close(start, x, q, y, p) is None  # type: ignore[arg-type]
+            ):
+                return True
+    return False
+
+
+# Random endgames, as many of each as hold a few that only the cases of ``_held`` block.
+HELD_ENDGAMES = {
+    "klondike-draw-3": (lambda rng: klondike_board(rng, ranks=(6, 10), stock=(0, 9), piles=2), 300),
+    "yukon": (_yukon_endgame, 1500),
+}
+
+
+@pytest.mark.parametrize("slug", sorted(HELD_ENDGAMES))
+def test_the_cases_left_out_of_the_held_test_never_block(slug: str) -> None:
+    # given: random endgames and deals the relaxation alone does not block
+    table = Table(slug)
+    rng = random.Random(f"{slug} held cases")
+    endgame, count = HELD_ENDGAMES[slug]
+    states = [table.position(endgame(rng)) for _ in range(count)]
+    states += [deal(builtin_variant(slug), practice_seed(f"bench-{n}")) for n in range(40)]
+    blocking = blocking_for(tables_for(states[0].variant, states[0].base_rank))
+    assert blocking is not None
+    held = 0
+    for state in states:
+        position = Position(blocking.r, state)
+        start = blocking._start(position.cards, position.hidden)
+        trace = None if start is None else blocking._close(start, -1, -1, -1, -1)
+        if start is None or trace is None:
+            continue
+
+        # then: the test that runs only the cases that can block answers as one running all
+        found = blocking._held(start, trace)
+        assert found == _held_every_way(blocking, start)
+        held += found
+    assert held >= 3
+
+
+@pytest.mark.parametrize("slug", sorted(HELD_ENDGAMES))
+def test_a_held_endgame_is_one_no_line_of_the_engines_moves_wins(slug: str) -> None:
+    # given: random endgames, some of them blocked only by the cases of two cards needing
+    # the same card
+    table = Table(slug)
+    rng = random.Random(f"{slug} held endgames")
+    endgame, count = HELD_ENDGAMES[slug]
+    blocking = None
+    checked = 0
+    for _ in range(count):
+        state = table.position(endgame(rng))
+        blocking = blocking or blocking_for(tables_for(state.variant, state.base_rank))
+        assert blocking is not None
+        if _relaxation_alone(blocking, state) or not blocked(state):
+            continue
+
+        # then: none is won by the engine's own search of every position (where there are
+        # few enough)
+        lost = exhaustively_lost(state, limit=1000)
+        assert lost is not False
+        checked += lost is True
+    assert checked >= 2
