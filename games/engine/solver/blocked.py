@@ -273,20 +273,14 @@ class Blocking:
         Where ``wx`` is a card, it goes onto ``wq`` only once ``wa`` went up or ``wb`` was at
         hand (a case of ``_held``)."""
         n = CARDS_PER_DECK
-        where = start.where
-        under = start.under
-        moving = start.moving
-        order = start.order
-        dealt = start.dealt
-        at = start.at
-        ftop = start.ftop
-        up = start.up[:]
-        hand = start.hand[:]
-        top = start.top[:]
-        empty = start.empty
+        where, up, hand, under, moving, top, empty, order, dealt, at, acc0, ftop = start
+        # This run's own copies of the events that grow.
+        up = up[:]
+        hand = hand[:]
+        top = top[:]
+        acc = list(acc0)
         left = [False] * n
         count = len(order)
-        acc = list(start.acc)
         # How many are never the waste's top yet.
         unseen = acc.count(False)
         # Which are played (``rem``).
