@@ -298,7 +298,6 @@ class Blocking:
         onto = [-1] * n
         need_up = [0] * n
         need_hand = [0] * n
-        need_left = [0] * n
         need_acc = [0] * count
         need_empty = 0
         need_played = 0
@@ -373,7 +372,6 @@ class Blocking:
                         onto[c] = q
                         need |= need_hand[q] | 1 << c
                 left[c] = True
-                need_left[c] = need
                 if below >= 0:
                     if not top[below]:
                         if below == wb:
