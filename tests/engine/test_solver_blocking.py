@@ -17,7 +17,13 @@ from games.engine import (
 )
 from games.engine.cards import CARDS_PER_DECK
 from games.engine.rules import Return, Variant
-from games.engine.solver.blocked import Blocking, _ends_a_group, _group_ends, blocking_for
+from games.engine.solver.blocked import (
+    Blocking,
+    _ends_a_group,
+    _group_ends,
+    _Start,
+    blocking_for,
+)
 from games.engine.solver.position import Position
 from games.engine.solver.search import Search
 from games.engine.solver.tables import SAFE, tables_for
@@ -231,7 +237,8 @@ def test_the_full_search_leaves_a_blocked_position_out_and_counts_the_test_as_wo
 
 # A Klondike (draw 3) endgame the relaxation alone does not find lost: in it, the Jack of Clubs
 # takes both red Tens at once. Each Ten has to go onto a black Jack, and whichever goes onto
-# the Jack of Clubs first stays there until it goes up or the Jack of Spades is at hand.
+# the Jack of Clubs first has to leave it, by going up or onto the Jack of Spades, before the
+# other can go there.
 HELD = """
     foundation-0  AC 2C 3C 4C 5C 6C 7C 8C 9C
     foundation-1  AD 2D 3D 4D 5D 6D
@@ -286,7 +293,7 @@ def test_a_deal_whose_full_search_took_half_a_million_positions_is_lost_at_once(
     assert result.nodes == 0
 
 
-def _held_every_way(blocking: Blocking, start: object) -> bool:
+def _held_every_way(blocking: Blocking, start: _Start) -> bool:
     """``Blocking._held`` without leaving out any case: every pair of twins, with each of the
     two cards they may go on as the one they share."""
     for y in range(CARDS_PER_DECK):
@@ -296,8 +303,8 @@ def _held_every_way(blocking: Blocking, start: object) -> bool:
         for q in blocking.parents[y]:
             p = blocking.parents[y][0] if blocking.parents[y][1] == q else blocking.parents[y][1]
             if (
-                blocking._close(start, y, q, x, p) is None  # type: ignore[arg-type]
-                and blocking._close(start, x, q, y, p) is None  # type: ignore[arg-type]
+                blocking._close(start, y, q, x, p) is None
+                and blocking._close(start, x, q, y, p) is None
             ):
                 return True
     return False
