@@ -36,14 +36,14 @@ tableau card leaves the card under it only by going up, onto a card it may go on
 hand, or onto an empty pile. So in a line where ``x`` lies on ``q`` before ``y`` ever does,
 ``x`` left ``q`` first: by going up, or onto ``p`` while ``p`` was at hand. Such a line meets
 one more condition before each of ``y``'s moves onto ``q``: ``x`` went up, or ``p`` was at hand.
-Every line is of that case or of the one with ``x`` and ``y`` swapped (a line where one of them,
-or neither, ever lies on ``q`` is of both). ``_held`` runs the relaxation once for each case,
-with its condition added to the events that put that card onto ``q``; where both block, no line
-wins. It runs only the cases that can block: those where the way the relaxation without them
-found for the other card to go up, and for ``p`` to be at hand, needed that card's move onto
-``q``. Otherwise that way holds in the case too, then lets the card go onto ``q``, and from there
-every event of the relaxation without them happens; for the same reason a case's run stops as
-not blocked as soon as its condition holds.
+Every line is of that case or of the one with ``x`` and ``y`` swapped: where one of them never
+lies on ``q``, the condition on that card's moves holds, having none. ``_held`` runs the
+relaxation once for each case, with its condition added to the events that put that card onto
+``q``; where both block, no line wins. It runs only the cases that can block: those where the
+way the relaxation without them found for the other card to go up, and for ``p`` to be at hand,
+needed that card's move onto ``q``. Otherwise that way holds in the case too, then lets the card
+go onto ``q``, and from there every event of the relaxation without them happens; for the same
+reason a case's run stops as not blocked as soon as its condition holds.
 
 It holds for one-deck games whose four foundations build up in suit from the Ace, with no free
 cells or reserves, a stock (if any) dealing to a waste, no redeal hook and no supermove limit
